@@ -1,0 +1,185 @@
+import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { eventEnvelopeSchema, streamOf, type EventContract, type EventData, type EventEnvelope } from '@pasar/contracts';
+import type { Bus } from './bus';
+import { REQUEST_ID_HEADER } from './bus';
+
+/** The parts of a Prisma client a consumer with an inbox needs (structural, so any service's client fits). */
+export interface InboxTx {
+  inbox: {
+    createMany(args: { data: { consumer: string; eventId: string }[]; skipDuplicates?: boolean }): PromiseLike<{ count: number }>;
+  };
+}
+export interface ParkingDb {
+  parkedMessage: {
+    create(args: {
+      data: { consumer: string; eventId: string; subject: string; payload: string; error: string; deliveries: number };
+    }): PromiseLike<unknown>;
+  };
+}
+export interface TransactionalDb<TTx> extends ParkingDb {
+  $transaction<R>(fn: (tx: TTx) => Promise<R>): Promise<R>;
+}
+
+export interface MessageContext {
+  envelope: EventEnvelope;
+  requestId?: string;
+  deliveryCount: number;
+}
+
+export interface ConsumerOptions<E extends EventContract> {
+  /** Durable name within the service, e.g. `user-replica`. */
+  name: string;
+  event: E;
+  /** Pauses between redeliveries after a failure (ms). `maxDeliver` must exceed its length. */
+  backoffMs?: number[];
+  maxDeliver?: number;
+  /** Where poison messages are parked after `maxDeliver` (the service's own table). */
+  parking?: ParkingDb;
+  handler: (data: EventData<E>, ctx: MessageContext) => Promise<void>;
+}
+
+export interface InboxConsumerOptions<E extends EventContract, TTx extends InboxTx> extends Omit<ConsumerOptions<E>, 'handler' | 'parking'> {
+  db: TransactionalDb<TTx>;
+  /** Runs in one transaction with the inbox row: its effect happens once per event id. */
+  handler: (data: EventData<E>, ctx: MessageContext & { tx: TTx }) => Promise<void>;
+}
+
+export const DEFAULT_BACKOFF_MS = [1000, 5000, 30000, 120000];
+export const DEFAULT_MAX_DELIVER = 6;
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+  /** Resolves once the durable consumer exists and messages are being pulled. */
+  ready: Promise<void>;
+}
+
+/**
+ * A durable JetStream pull consumer with explicit ack. Failures are nak'ed with the backoff
+ * delay; after `maxDeliver` deliveries the message is parked and terminated. Instances of one
+ * service share the durable, so work is split between them.
+ */
+export function consume<E extends EventContract>(bus: Bus, options: ConsumerOptions<E>): RunningConsumer {
+  const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  const maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER;
+  if (maxDeliver <= backoff.length) throw new Error(`maxDeliver (${maxDeliver}) must exceed the backoff length (${backoff.length})`);
+  const durable = bus.naming.durable(bus.service, options.name);
+  const stream = bus.naming.stream(streamOf(options.event.type));
+  let messages: ConsumerMessages | undefined;
+  let stopped = false;
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((r) => (markReady = r));
+
+  const config: Partial<ConsumerConfig> = {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: bus.naming.subject(options.event.type),
+    max_deliver: maxDeliver,
+    backoff: backoff.map((ms) => nanos(ms)),
+    ack_wait: nanos(Math.max(30000, backoff[0] ?? 0)),
+  };
+
+  const handle = async (msg: JsMsg): Promise<void> => {
+    const deliveryCount = msg.info.deliveryCount;
+    let envelope: EventEnvelope | undefined;
+    try {
+      envelope = eventEnvelopeSchema.parse(msg.json()) as EventEnvelope;
+      const data = options.event.data.parse(envelope.data) as EventData<E>;
+      await options.handler(data, { envelope, requestId: msg.headers?.get(REQUEST_ID_HEADER) || undefined, deliveryCount });
+      msg.ack();
+    } catch (err) {
+      const log = bus.log.child({ consumer: durable, eventId: envelope?.id, deliveryCount });
+      if (deliveryCount >= maxDeliver) {
+        log.error({ err }, 'message failed its last delivery; parking it');
+        try {
+          await options.parking?.parkedMessage.create({
+            data: {
+              consumer: durable,
+              eventId: envelope?.id ?? String(msg.seq),
+              subject: msg.subject,
+              payload: msg.string(),
+              error: String(err).slice(0, 2000),
+              deliveries: deliveryCount,
+            },
+          });
+        } catch (parkErr) {
+          log.error({ err: parkErr }, 'could not park message');
+        }
+        msg.term(String(err).slice(0, 200));
+      } else {
+        const delay = backoff[Math.min(deliveryCount - 1, backoff.length - 1)] ?? 1000;
+        log.warn({ err: String(err), retryInMs: delay }, 'message handler failed; will redeliver');
+        msg.nak(delay);
+      }
+    }
+  };
+
+  const run = async (): Promise<void> => {
+    let attempt = 0;
+    while (!stopped) {
+      try {
+        const jsm = await bus.jsm;
+        try {
+          await jsm.consumers.info(stream, durable);
+          await jsm.consumers.update(stream, durable, {
+            max_deliver: config.max_deliver,
+            backoff: config.backoff,
+            ack_wait: config.ack_wait,
+            filter_subject: config.filter_subject,
+          });
+        } catch (err) {
+          if (!/not found/i.test(String(err))) throw err;
+          await jsm.consumers.add(stream, config);
+        }
+        const consumer = await bus.js.consumers.get(stream, durable);
+        messages = await consumer.consume({ max_messages: 64 });
+        markReady();
+        attempt = 0;
+        for await (const msg of messages) {
+          await handle(msg);
+        }
+      } catch (err) {
+        if (stopped) break;
+        attempt += 1;
+        bus.log.warn({ err: String(err), consumer: durable, attempt }, 'consumer not running; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(200 * 2 ** attempt, 5000)));
+      }
+    }
+  };
+  const done = run();
+
+  return {
+    ready,
+    async stop() {
+      stopped = true;
+      await messages?.close();
+      await done;
+    },
+  };
+}
+
+/**
+ * A consumer whose handler runs in one database transaction with an inbox row keyed by
+ * (consumer, event id): a second delivery of the same event finds the row and only acks.
+ */
+export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
+  bus: Bus,
+  options: InboxConsumerOptions<E, TTx>,
+): RunningConsumer {
+  const consumerName = bus.naming.durable(bus.service, options.name);
+  return consume(bus, {
+    ...options,
+    parking: options.db,
+    handler: async (data, ctx) => {
+      await options.db.$transaction(async (tx) => {
+        const { count } = await tx.inbox.createMany({
+          data: [{ consumer: consumerName, eventId: ctx.envelope.id }],
+          skipDuplicates: true,
+        });
+        if (count === 0) return; // already handled
+        await options.handler(data, { ...ctx, tx });
+      });
+    },
+  });
+}

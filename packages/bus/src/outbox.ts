@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { EventContract, EventData, EventEnvelope } from '@pasar/contracts';
+import type { Bus } from './bus';
+import { REQUEST_ID_HEADER } from './bus';
+
+/** The part of a Prisma transaction client that writing to the outbox needs. */
+export interface OutboxTx {
+  outbox: {
+    createMany(args: { data: { id: string; type: string; payload: object; headers: object }[] }): PromiseLike<unknown>;
+  };
+}
+
+export interface EnqueueOptions {
+  source: string;
+  requestId?: string;
+  /** Defaults to a fresh uuid; pass one to make the event id deterministic. */
+  eventId?: string;
+  occurredAt?: Date;
+}
+
+/**
+ * Writes events to the outbox inside the caller's transaction: they are published if, and only
+ * if, the transaction commits. Data is validated against its contract first.
+ */
+export async function enqueueEvents<E extends EventContract>(
+  tx: OutboxTx,
+  contract: E,
+  items: EventData<E>[],
+  options: EnqueueOptions,
+): Promise<EventEnvelope<EventData<E>>[]> {
+  const envelopes = items.map((data, i) => {
+    const envelope: EventEnvelope<EventData<E>> = {
+      id: i === 0 && options.eventId ? options.eventId : randomUUID(),
+      type: contract.type,
+      source: options.source,
+      occurredAt: (options.occurredAt ?? new Date()).toISOString(),
+      data: contract.data.parse(data) as EventData<E>,
+    };
+    return envelope;
+  });
+  if (envelopes.length === 0) return envelopes;
+  await tx.outbox.createMany({
+    data: envelopes.map((e) => ({
+      id: e.id,
+      type: e.type,
+      payload: e,
+      headers: options.requestId ? { [REQUEST_ID_HEADER]: options.requestId } : {},
+    })),
+  });
+  return envelopes;
+}
+
+export async function enqueueEvent<E extends EventContract>(
+  tx: OutboxTx,
+  contract: E,
+  data: EventData<E>,
+  options: EnqueueOptions,
+): Promise<EventEnvelope<EventData<E>>> {
+  const [envelope] = await enqueueEvents(tx, contract, [data], options);
+  return envelope;
+}
+
+export interface OutboxRelayOptions {
+  bus: Bus;
+  /** Connection string of the service's database; `?schema=` names the schema that holds `outbox`. */
+  databaseUrl: string;
+  schema: string;
+  /** Backstop poll when no NOTIFY arrives. */
+  pollMs?: number;
+  batchSize?: number;
+}
+
+interface OutboxRow {
+  id: string;
+  type: string;
+  payload: unknown;
+  headers: Record<string, string>;
+}
+
+/**
+ * Publishes unpublished outbox rows in order. Woken by LISTEN/NOTIFY, polled as a backstop;
+ * one relay at a time per schema (transaction advisory lock), so order holds across instances.
+ * While NATS is down it keeps the rows and retries with a growing pause.
+ */
+export class OutboxRelay {
+  private readonly pool: pg.Pool;
+  private listener?: pg.Client;
+  private running = false;
+  private wake?: () => void;
+  private loopDone?: Promise<void>;
+  private readonly table: string;
+  private readonly lockKey: string;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) throw new Error(`bad schema name ${options.schema}`);
+    this.pool = new pg.Pool({ connectionString: stripSchema(options.databaseUrl), max: 2 });
+    this.pool.on('error', (err) => options.bus.log.warn({ err }, 'outbox pool error'));
+    this.table = `"${options.schema}"."outbox"`;
+    this.lockKey = `outbox:${options.schema}`;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.listen();
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loopDone;
+    await this.listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  /** Publishes what is pending now; returns how many rows were published. */
+  async flush(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.publishBatch();
+      total += n;
+      if (n < (this.options.batchSize ?? 200)) return total;
+    }
+  }
+
+  private async listen(): Promise<void> {
+    while (this.running) {
+      const client = new pg.Client({ connectionString: stripSchema(this.options.databaseUrl) });
+      try {
+        await client.connect();
+        this.listener = client;
+        await client.query(`LISTEN "outbox_${this.options.schema}"`);
+        client.on('notification', () => this.wake?.());
+        await new Promise<void>((resolve) => {
+          client.on('error', () => resolve());
+          client.on('end', () => resolve());
+        });
+      } catch (err) {
+        if (this.running) this.options.bus.log.warn({ err }, 'outbox LISTEN failed; polling until it is back');
+      }
+      await client.end().catch(() => undefined);
+      if (this.running) await sleep(1000);
+    }
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      let pause = this.options.pollMs ?? 1000;
+      try {
+        await this.flush();
+        failures = 0;
+      } catch (err) {
+        failures += 1;
+        pause = Math.min(250 * 2 ** failures, 5000);
+        this.options.bus.log.warn({ err: String(err), failures }, 'outbox publish failed; will retry');
+      }
+      if (!this.running) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private async publishBatch(): Promise<number> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [this.lockKey]);
+      if (!lock.rows[0].ok) {
+        await client.query('ROLLBACK');
+        return 0;
+      }
+      const { rows } = await client.query<OutboxRow>(
+        `SELECT id, type, payload, headers FROM ${this.table} WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
+        [this.options.batchSize ?? 200],
+      );
+      const published: string[] = [];
+      let failure: unknown;
+      for (const row of rows) {
+        try {
+          await this.publish(row);
+          published.push(row.id);
+        } catch (err) {
+          failure = err;
+          await client.query(`UPDATE ${this.table} SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [row.id, String(err).slice(0, 500)]);
+          break; // keep order: nothing after a failed row goes out before it
+        }
+      }
+      if (published.length) {
+        await client.query(`UPDATE ${this.table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [published]);
+      }
+      await client.query('COMMIT');
+      if (failure) throw failure;
+      return published.length;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async publish(row: OutboxRow): Promise<void> {
+    const { bus } = this.options;
+    const h = bus.headers(row.headers[REQUEST_ID_HEADER]);
+    await bus.js.publish(bus.naming.subject(row.type), JSON.stringify(row.payload), {
+      msgID: row.id,
+      headers: h,
+      timeout: 2000,
+    });
+  }
+}
+
+/** pg does not understand Prisma's `?schema=`; drop it from the connection string. */
+export function stripSchema(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.delete('schema');
+  return url.toString();
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

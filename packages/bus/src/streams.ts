@@ -1,0 +1,51 @@
+import { RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { STREAMS, type StreamName } from '@pasar/contracts';
+import type { Bus } from './bus';
+
+const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
+const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Creates or updates the six streams of DESIGN §4; safe to call from every instance at start. */
+export async function ensureStreams(bus: Bus, names: StreamName[] = Object.keys(STREAMS) as StreamName[]): Promise<void> {
+  const jsm = await bus.jsm;
+  for (const name of names) {
+    const config: Partial<StreamConfig> & { name: string } = {
+      name: bus.naming.stream(name),
+      subjects: bus.naming.streamSubjects(name),
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+      max_age: nanos(MAX_AGE_MS),
+    };
+    try {
+      await jsm.streams.info(config.name);
+      await jsm.streams.update(config.name, config);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      try {
+        await jsm.streams.add(config);
+      } catch (addErr) {
+        // another instance created it between our info and add
+        if (!String(addErr).includes('already in use')) throw addErr;
+      }
+    }
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  return err instanceof Error && /not found/i.test(err.message);
+}
+
+/** Removes every stream of a namespace (test clean-up). */
+export async function deleteNamespaceStreams(bus: Bus): Promise<void> {
+  if (!bus.naming.namespace) throw new Error('refusing to delete the streams of the empty namespace');
+  const jsm = await bus.jsm;
+  for (const name of Object.keys(STREAMS) as StreamName[]) {
+    try {
+      await jsm.streams.delete(bus.naming.stream(name));
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+}

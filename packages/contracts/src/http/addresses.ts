@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+/** Body of POST and PUT /account/addresses (snake_case as the spec shows). */
+export const addressBody = z
+  .object({
+    label: text(50),
+    full_name: text(200),
+    phone: text(40),
+    address_line_1: text(200),
+    address_line_2: z.string().trim().max(200).nullish(),
+    city: text(100),
+    postcode: text(20),
+    state: text(100),
+    is_default: z.boolean().optional(),
+  })
+  .strict()
+  .meta({ id: 'AddressRequest' });
+export type AddressBody = z.infer<typeof addressBody>;
+
+export const customerAddress = z
+  .object({
+    id: z.uuid(),
+    customer_id: z.uuid(),
+    label: z.string(),
+    full_name: z.string(),
+    phone: z.string(),
+    address_line_1: z.string(),
+    address_line_2: z.string().nullable(),
+    city: z.string(),
+    postcode: z.string(),
+    state: z.string(),
+    is_default: z.boolean(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'CustomerAddress' });
+export type CustomerAddress = z.infer<typeof customerAddress>;
+
+/** A customer keeps at most this many addresses. */
+export const MAX_ADDRESSES_PER_CUSTOMER = 20;

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** RFC 9457 problem details, as every service answers an error (DESIGN §3). */
+export const problemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().optional(),
+    code: z.string(),
+    errors: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string(), code: z.string() })).optional(),
+    requestId: z.string().optional(),
+  })
+  .meta({ id: 'Problem' });
+export type Problem = z.infer<typeof problemSchema>;
+
+export const uuidParam = z.object({ id: z.uuid() });
+
+/** Money as the API answers it: a string with two decimals. */
+export const money = z.string().regex(/^-?\d+\.\d{2}$/).meta({ example: '12.50' });
+
+export const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(10000).default(1) });
