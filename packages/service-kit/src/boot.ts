@@ -1,0 +1,118 @@
+import type { Subscription } from '@nats-io/transport-node';
+import { Bus, OutboxRelay, ensureStreams, type RunningConsumer } from '@pasar/bus';
+import { migrate, schemaFromUrl } from '@pasar/db';
+import type { Router } from 'express';
+import type { Logger } from 'pino';
+import type { BaseConfig } from './config';
+import { createLogger } from './logger';
+import { createService, type RunningServer, type Service } from './service';
+
+/** What a Prisma client offers that the kit needs (structural: every service's client fits). */
+export interface PrismaLike {
+  $queryRawUnsafe(query: string): Promise<unknown>;
+  $disconnect(): Promise<void>;
+}
+
+/** What feature code receives: its explicit dependencies. */
+export interface ServiceContext<C extends BaseConfig, P extends PrismaLike> {
+  name: string;
+  config: C;
+  prisma: P;
+  bus: Bus;
+  log: Logger;
+}
+
+export interface StartServiceOptions<C extends BaseConfig, P extends PrismaLike> {
+  name: string;
+  config: C;
+  /** Created by the service from its own generated client: `createPrisma(PrismaClient, config.DATABASE_URL)`. */
+  prisma: P;
+  /** The service's `prisma/migrations` folder. */
+  migrationsDir: string;
+  log?: Logger;
+  routes?: (router: Router, ctx: ServiceContext<C, P>) => void;
+  publicPaths?: string[];
+  formPaths?: string[];
+  /** Durable consumers to run (each returns its handle). */
+  consumers?: (ctx: ServiceContext<C, P>) => RunningConsumer[];
+  /** Rpc responders to serve. */
+  rpc?: (ctx: ServiceContext<C, P>) => Subscription[];
+  /** Background workers (sweeps, retries); each returns a stop function. */
+  workers?: (ctx: ServiceContext<C, P>) => { name: string; stop: () => Promise<void> }[];
+  /** Runs after migrations, before the HTTP server opens (e.g. seeding). */
+  beforeListen?: (ctx: ServiceContext<C, P>) => Promise<void>;
+  host?: string;
+}
+
+export interface RunningService<C extends BaseConfig, P extends PrismaLike> extends ServiceContext<C, P> {
+  http: RunningServer;
+  service: Service;
+  relay: OutboxRelay;
+  consumers: RunningConsumer[];
+  url: string;
+  /** Closes in order: HTTP (drain), workers, consumers, rpc, relay, NATS, database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Boots a service the same way everywhere (DESIGN §2 main.ts): migrate, connect NATS, ensure
+ * streams, start the outbox relay, consumers, rpc responders and workers, then open HTTP.
+ */
+export async function startService<C extends BaseConfig, P extends PrismaLike>(
+  options: StartServiceOptions<C, P>,
+): Promise<RunningService<C, P>> {
+  const { name, config, prisma } = options;
+  const log = options.log ?? createLogger(name, config.LOG_LEVEL);
+  if (config.MIGRATE_ON_START) {
+    const { applied } = await migrate({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir });
+    if (applied.length) log.info({ applied }, 'migrations applied');
+  }
+  const bus = await Bus.connect({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE, service: name, log });
+  await ensureStreams(bus);
+  const ctx: ServiceContext<C, P> = { name, config, prisma, bus, log };
+
+  const relay = new OutboxRelay({ bus, databaseUrl: config.DATABASE_URL, schema: schemaFromUrl(config.DATABASE_URL) });
+  relay.start();
+  const consumers = options.consumers?.(ctx) ?? [];
+  const subscriptions = options.rpc?.(ctx) ?? [];
+  const workers = options.workers?.(ctx) ?? [];
+  await options.beforeListen?.(ctx);
+
+  const service = createService({
+    name,
+    log,
+    identitySecret: config.IDENTITY_SECRET,
+    routes: (router) => options.routes?.(router, ctx),
+    publicPaths: options.publicPaths,
+    formPaths: options.formPaths,
+    readiness: {
+      database: () => prisma.$queryRawUnsafe('SELECT 1'),
+      nats: () => {
+        if (!bus.isConnected()) throw new Error('NATS disconnected');
+      },
+    },
+  });
+  const http = await service.listen(config.PORT, options.host ?? process.env.HOST ?? '127.0.0.1');
+  log.info({ url: http.url }, `${name} listening`);
+
+  let closed = false;
+  return {
+    ...ctx,
+    http,
+    service,
+    relay,
+    consumers,
+    url: http.url,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await http.close();
+      for (const worker of workers) await worker.stop();
+      for (const consumer of consumers) await consumer.stop();
+      for (const sub of subscriptions) sub.unsubscribe();
+      await relay.stop();
+      await bus.close();
+      await prisma.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/** Fields every service reads (DESIGN §8); each service extends it with its own. */
+export const baseConfigSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535),
+  DATABASE_URL: z.string().url().startsWith('postgres'),
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  NATS_NAMESPACE: z.string().regex(/^([a-z][a-z0-9_]{0,40})?$/).default(''),
+  IDENTITY_SECRET: z.string().min(16, 'IDENTITY_SECRET must be at least 16 characters'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MIGRATE_ON_START: z.stringbool().default(true),
+});
+export type BaseConfig = z.infer<typeof baseConfigSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parses env with the schema; throws one readable message naming every bad variable. */
+export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+  throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+}

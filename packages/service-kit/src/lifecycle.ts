@@ -1,0 +1,41 @@
+import type { Logger } from 'pino';
+import { ConfigError } from './config';
+
+type Closer = { name: string; close: () => Promise<unknown> | unknown };
+
+/**
+ * Runs a service's boot function and closes what it returns, in order, on SIGTERM/SIGINT:
+ * HTTP first (stop accepting, drain), then consumers and relays, then NATS and the database.
+ */
+export function runMain(name: string, boot: () => Promise<{ log: Logger; closers: Closer[] }>): void {
+  boot()
+    .then(({ log, closers }) => {
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        log.info({ signal }, `${name} stopping`);
+        const force = setTimeout(() => {
+          log.error('graceful shutdown took too long; exiting');
+          process.exit(1);
+        }, 20_000);
+        force.unref();
+        for (const closer of closers) {
+          try {
+            await closer.close();
+          } catch (err) {
+            log.warn({ err, closer: closer.name }, 'error while closing');
+          }
+        }
+        log.info(`${name} stopped`);
+        process.exit(0);
+      };
+      process.once('SIGTERM', () => void stop('SIGTERM'));
+      process.once('SIGINT', () => void stop('SIGINT'));
+    })
+    .catch((err: unknown) => {
+      if (err instanceof ConfigError) console.error(`${name}: ${err.message}`);
+      else console.error(`${name} failed to start:`, err);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,89 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import { z } from 'zod';
+import type { Problem } from '@pasar/contracts';
+import { RpcUnavailableError } from '@pasar/bus';
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/** An error that is an HTTP answer: thrown by use cases and routes, rendered as problem+json. */
+export class ProblemError extends Error {
+  override readonly name = 'ProblemError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail?: string,
+    readonly errors?: Problem['errors'],
+  ) {
+    super(detail ?? code);
+  }
+}
+
+export const badRequest = (code: string, detail?: string) => new ProblemError(400, code, detail);
+export const unauthenticated = (detail = 'sign in first') => new ProblemError(401, 'unauthenticated', detail);
+export const forbidden = (detail = 'your role may not do this') => new ProblemError(403, 'forbidden', detail);
+export const notFound = (what = 'resource') => new ProblemError(404, 'not_found', `${what} not found`);
+export const conflict = (code: string, detail?: string) => new ProblemError(409, code, detail);
+export const unavailable = (detail: string) => new ProblemError(503, 'service_unavailable', detail);
+
+export function problemBody(status: number, code: string, detail: string | undefined, requestId: string | undefined, errors?: Problem['errors']): Problem {
+  return {
+    type: `https://pasar.dev/problems/${code}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...(errors ? { errors } : {}),
+    requestId,
+  };
+}
+
+export function sendProblem(res: Response, status: number, code: string, detail?: string, errors?: Problem['errors']): void {
+  const requestId = res.locals.requestId as string | undefined;
+  res.status(status).type('application/problem+json').send(JSON.stringify(problemBody(status, code, detail, requestId, errors)));
+}
+
+export function zodIssues(err: z.ZodError): NonNullable<Problem['errors']> {
+  return err.issues.map((i) => ({
+    path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+    message: i.message,
+    code: i.code,
+  }));
+}
+
+interface HttpishError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  expose?: boolean;
+}
+
+/** The last middleware of every service: anything thrown becomes problem+json; internals never leak. */
+export const problemHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
+  if (res.headersSent) return;
+  if (err instanceof ProblemError) return sendProblem(res, err.status, err.code, err.detail, err.errors);
+  if (err instanceof z.ZodError) return sendProblem(res, 400, 'validation_failed', 'the request is not valid', zodIssues(err));
+  if (err instanceof RpcUnavailableError) {
+    req.log?.warn({ err }, 'a service this request needs did not answer');
+    return sendProblem(res, 503, 'dependency_unavailable', 'a service this request needs is not answering; try again');
+  }
+  const http = err as HttpishError;
+  const status = http?.status ?? http?.statusCode;
+  if (status === 413 || http?.type === 'entity.too.large') return sendProblem(res, 413, 'payload_too_large', 'the request body is too large');
+  if (http?.type === 'entity.parse.failed') return sendProblem(res, 400, 'malformed_json', 'the request body is not valid JSON');
+  if (status && status >= 400 && status < 500 && http.expose) return sendProblem(res, status, 'bad_request', (err as Error).message);
+  req.log?.error({ err }, 'unhandled error');
+  sendProblem(res, 500, 'internal_error', 'something went wrong on our side');
+};

@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { IDENTITY_HEADERS, verifyIdentityHeaders, type Identity } from './identity';
+import { sendProblem, problemHandler } from './problems';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The signed-in caller, or null on a public path called anonymously. */
+    identity: Identity | null;
+    requestId: string;
+  }
+}
+
+export const API_PREFIX = '/api/v1';
+
+export interface ServiceOptions {
+  name: string;
+  log: Logger;
+  identitySecret: string;
+  /** Mounts the feature routers; paths are relative to /api/v1. */
+  routes: (router: Router) => void;
+  /** Paths under /api/v1 that a correctly signed anonymous request may call. */
+  publicPaths?: string[];
+  /** Paths under /api/v1 that also accept `application/x-www-form-urlencoded` bodies. */
+  formPaths?: string[];
+  /** Named readiness checks for /readyz (e.g. db, nats); each throws when not ready. */
+  readiness?: Record<string, () => Promise<unknown> | unknown>;
+  bodyLimit?: string;
+}
+
+export interface Service {
+  app: Express;
+  metrics: Registry;
+  listen(port: number, host?: string): Promise<RunningServer>;
+}
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  url: string;
+  /** Stops accepting, lets requests in flight finish, closes idle keep-alive sockets. */
+  close(): Promise<void>;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The same express app for every service: the skeleton DESIGN §2 describes. */
+export function createService(options: ServiceOptions): Service {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'simple');
+
+  const metrics = new Registry();
+  metrics.setDefaultLabels({ service: options.name });
+  collectDefaultMetrics({ register: metrics });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [metrics],
+  });
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const header = req.get(IDENTITY_HEADERS.requestId) ?? req.get('x-request-id');
+    req.requestId = header && /^[\w-]{1,100}$/.test(header) ? header : randomUUID();
+    res.locals.requestId = req.requestId;
+    res.setHeader('x-request-id', req.requestId);
+    const end = duration.startTimer();
+    res.on('finish', () => {
+      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      end({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  });
+  app.use(
+    pinoHttp({
+      logger: options.log,
+      genReqId: (req) => (req as Request).requestId,
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    }),
+  );
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', service: options.name });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks: Record<string, string> = {};
+    let ready = true;
+    for (const [name, check] of Object.entries(options.readiness ?? {})) {
+      try {
+        await check();
+        checks[name] = 'ok';
+      } catch (err) {
+        ready = false;
+        checks[name] = err instanceof Error ? err.message : 'failed';
+      }
+    }
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', service: options.name, checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.contentType).send(await metrics.metrics());
+  });
+
+  const publicPaths = new Set((options.publicPaths ?? []).map((p) => API_PREFIX + p));
+  const formPaths = new Set((options.formPaths ?? []).map((p) => API_PREFIX + p));
+  const api = express.Router();
+
+  // identity: every /api/v1 request carries the gateway's signature
+  api.use((req, res, next) => {
+    const check = verifyIdentityHeaders(options.identitySecret, req.headers);
+    if (!check.ok) {
+      req.log.warn({ reason: check.reason }, 'rejected request without a valid gateway signature');
+      return sendProblem(res, 401, 'unauthenticated', 'missing or invalid identity signature');
+    }
+    req.identity = check.identity;
+    if (!check.identity && !publicPaths.has(req.baseUrl + req.path)) {
+      return sendProblem(res, 401, 'unauthenticated', 'sign in first');
+    }
+    next();
+  });
+  // content type: writes with a body must be JSON (form only where declared)
+  api.use((req, res, next) => {
+    if (!WRITE_METHODS.has(req.method)) return next();
+    const length = Number(req.get('content-length') ?? 0);
+    const chunked = req.get('transfer-encoding') !== undefined;
+    if (length === 0 && !chunked) return next();
+    if (req.is('application/json')) return next();
+    if (req.is('application/x-www-form-urlencoded') && formPaths.has(req.baseUrl + req.path)) return next();
+    sendProblem(res, 415, 'unsupported_media_type', 'send the body as application/json');
+  });
+  api.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: false }));
+  api.use(express.urlencoded({ extended: false, limit: options.bodyLimit ?? '1mb' }));
+  options.routes(api);
+  api.use((req, res) => sendProblem(res, 404, 'not_found', `no route for ${req.method} ${req.baseUrl}${req.path}`));
+  app.use(API_PREFIX, api);
+
+  app.use((req, res) => sendProblem(res, 404, 'not_found', `no route for ${req.method} ${req.path}`));
+  app.use(problemHandler);
+
+  return {
+    app,
+    metrics,
+    listen: (port, host = '127.0.0.1') => listen(app, port, host),
+  };
+}
+
+export function listen(app: Express, port: number, host = '127.0.0.1'): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.keepAliveTimeout = 65_000;
+    server.once('error', reject);
+    server.once('listening', () => {
+      const address = server.address() as AddressInfo;
+      resolve({
+        server,
+        port: address.port,
+        url: `http://${host}:${address.port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+            setTimeout(() => server.closeAllConnections(), 10_000).unref();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { Bus, deleteNamespaceStreams, ensureStreams } from '@pasar/bus';
+import pino from 'pino';
+
+export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/** A namespace no other test file uses, so subjects and streams never collide. */
+export function uniqueNamespace(prefix = 't'): string {
+  return `${prefix}${randomBytes(5).toString('hex')}`;
+}
+
+export const silentLog = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+export interface TestBus {
+  bus: Bus;
+  namespace: string;
+  /** Deletes the namespace's streams and closes the connection. */
+  close(): Promise<void>;
+}
+
+/** A bus on the real NATS under a fresh namespace, with the streams created. */
+export async function createTestBus(service: string, namespace = uniqueNamespace(), natsUrl = TEST_NATS_URL): Promise<TestBus> {
+  const bus = await Bus.connect({ natsUrl, namespace, service, log: silentLog });
+  await ensureStreams(bus);
+  return {
+    bus,
+    namespace,
+    async close() {
+      await deleteNamespaceStreams(bus).catch(() => undefined);
+      await bus.close();
+    },
+  };
+}

@@ -1,0 +1,5 @@
+export * from './bus';
+export * from './smtp';
+export * from './identity';
+export * from './wait';
+export * from './ports';
