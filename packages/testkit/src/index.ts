@@ -3,3 +3,4 @@ export * from './smtp';
 export * from './identity';
 export * from './wait';
 export * from './ports';
+export * from './nats-server';

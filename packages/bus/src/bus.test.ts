@@ -1,0 +1,285 @@
+import { randomUUID } from 'node:crypto';
+import { defineRpc, identityUserUpserted, type EventEnvelope } from '@pasar/contracts';
+import { createPrisma, createTestSchema, migrate, schemaFromUrl } from '@pasar/db';
+import { createTestBus, startOwnNatsServer, uniqueNamespace, waitFor, silentLog, type TestBus } from '@pasar/testkit';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { PrismaClient } from '../test/generated/client';
+import { Bus } from './bus';
+import { consume, consumeWithInbox, type RunningConsumer } from './consumer';
+import { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';
+import { enqueueEvent, enqueueEvents, OutboxRelay } from './outbox';
+import { callRpc, serveRpc } from './rpc';
+import { ensureStreams } from './streams';
+
+const migrationsDir = join(__dirname, '../test/fixture/migrations');
+
+function userEvent(n: number) {
+  return {
+    userId: randomUUID(),
+    email: `user${n}@example.test`,
+    fullName: `User ${n}`,
+    phone: null,
+    role: 'customer' as const,
+    updatedAt: new Date().toISOString(),
+  };
+}
+
+function envelopeOf(data: ReturnType<typeof userEvent>, id = randomUUID()): EventEnvelope {
+  return { id, type: identityUserUpserted.type, source: 'test', occurredAt: new Date().toISOString(), data };
+}
+
+let db: Awaited<ReturnType<typeof createTestSchema>>;
+let prisma: PrismaClient;
+let t: TestBus;
+const running: { stop(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  db = await createTestSchema();
+  await migrate({ databaseUrl: db.databaseUrl, migrationsDir });
+  prisma = createPrisma(PrismaClient, db.databaseUrl);
+  t = await createTestBus('bustest');
+});
+
+afterEach(async () => {
+  while (running.length) await running.pop()!.stop();
+});
+
+afterAll(async () => {
+  await t.close();
+  await prisma.$disconnect();
+  await db.drop();
+});
+
+function startRelay(bus: Bus = t.bus): OutboxRelay {
+  const relay = new OutboxRelay({ bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 200 });
+  relay.start();
+  running.push(relay);
+  return relay;
+}
+
+function collect(name: string, bus: Bus = t.bus): { seen: string[]; consumer: RunningConsumer } {
+  const seen: string[] = [];
+  const consumer = consume(bus, {
+    name,
+    event: identityUserUpserted,
+    handler: async (data) => {
+      seen.push(data.email);
+    },
+  });
+  running.push(consumer);
+  return { seen, consumer };
+}
+
+describe('outbox relay', () => {
+  test('publishes committed events in order, exactly the ones committed', async () => {
+    const { seen, consumer } = collect('order');
+    await consumer.ready;
+    const events = Array.from({ length: 30 }, (_, i) => userEvent(i));
+    await prisma.$transaction(async (tx) => {
+      await enqueueEvents(tx, identityUserUpserted, events.slice(0, 10), { source: 'test' });
+    });
+    await prisma.$transaction(async (tx) => {
+      await enqueueEvents(tx, identityUserUpserted, events.slice(10), { source: 'test' });
+    });
+    await expect(
+      prisma.$transaction(async (tx) => {
+        await enqueueEvent(tx, identityUserUpserted, userEvent(999), { source: 'test' });
+        throw new Error('use case failed');
+      }),
+    ).rejects.toThrow('use case failed');
+    startRelay();
+    await waitFor(() => seen.length >= 30, 15000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen).toEqual(events.map((e) => e.email));
+    const unpublished = await prisma.outbox.count({ where: { publishedAt: null } });
+    expect(unpublished).toBe(0);
+  });
+
+  test('validates event data against the contract before writing', async () => {
+    await expect(
+      prisma.$transaction((tx) =>
+        enqueueEvent(tx, identityUserUpserted, { ...userEvent(1), email: 'not-an-email' }, { source: 'test' }),
+      ),
+    ).rejects.toThrow();
+  });
+
+  test('keeps events while NATS is down and publishes them once it is back', async () => {
+    const nats = await startOwnNatsServer();
+    const bus = await Bus.connect({ natsUrl: nats.url, namespace: uniqueNamespace(), service: 'outage', log: silentLog });
+    try {
+      await ensureStreams(bus);
+      const { seen, consumer } = collect('outage', bus);
+      await consumer.ready;
+      startRelay(bus);
+      await nats.stop();
+      const events = Array.from({ length: 5 }, (_, i) => userEvent(100 + i));
+      for (const e of events) {
+        await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, e, { source: 'test' }));
+      }
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(seen).toEqual([]);
+      await nats.start();
+      await waitFor(() => seen.length >= 5, 30000);
+      expect(seen).toEqual(events.map((e) => e.email));
+    } finally {
+      while (running.length) await running.pop()!.stop();
+      await bus.close();
+      await nats.destroy();
+    }
+  });
+});
+
+describe('consumers', () => {
+  test('an event delivered twice has its effect once (inbox)', async () => {
+    const effects = consumeWithInbox(t.bus, {
+      name: 'effect-once',
+      event: identityUserUpserted,
+      db: prisma,
+      handler: async (data, { tx, envelope }) => {
+        await tx.effect.create({ data: { eventId: envelope.id, note: data.email } });
+      },
+    });
+    running.push(effects);
+    await effects.ready;
+    const envelope = envelopeOf(userEvent(7));
+    const subject = t.bus.naming.subject(identityUserUpserted.type);
+    // two publishes with different message ids: JetStream does not deduplicate them
+    await t.bus.js.publish(subject, JSON.stringify(envelope), { msgID: randomUUID() });
+    await t.bus.js.publish(subject, JSON.stringify(envelope), { msgID: randomUUID() });
+    const marker = envelopeOf(userEvent(8));
+    await t.bus.js.publish(subject, JSON.stringify(marker), { msgID: marker.id });
+    await waitFor(async () => (await prisma.effect.count({ where: { eventId: marker.id } })) === 1, 10000);
+    expect(await prisma.effect.count({ where: { eventId: envelope.id } })).toBe(1);
+  });
+
+  test('two instances share one durable: 60 events, each effect once, work split', async () => {
+    const namespace = t.namespace;
+    const second = await Bus.connect({ natsUrl: t.bus.options.natsUrl, namespace, service: 'bustest', log: silentLog });
+    const handledBy: Record<string, number> = { a: 0, b: 0 };
+    const make = (bus: Bus, who: 'a' | 'b') =>
+      consumeWithInbox(bus, {
+        name: 'shared',
+        event: identityUserUpserted,
+        db: prisma,
+        handler: async (data, { tx, envelope }) => {
+          if (!data.email.endsWith('@shared.test')) return; // earlier tests' events on this stream
+          handledBy[who] += 1;
+          await tx.effect.create({ data: { eventId: envelope.id, note: `shared:${data.email}` } });
+          await new Promise((r) => setTimeout(r, 5));
+        },
+      });
+    const a = make(t.bus, 'a');
+    const b = make(second, 'b');
+    running.push(a, b);
+    await Promise.all([a.ready, b.ready]);
+    const subject = t.bus.naming.subject(identityUserUpserted.type);
+    for (let i = 0; i < 60; i++) {
+      const env = envelopeOf({ ...userEvent(i), email: `user${i}@shared.test` });
+      await t.bus.js.publish(subject, JSON.stringify(env), { msgID: env.id });
+    }
+    await waitFor(async () => (await prisma.effect.count({ where: { note: { endsWith: '@shared.test' } } })) === 60, 20000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await prisma.effect.count({ where: { note: { endsWith: '@shared.test' } } })).toBe(60);
+    expect(handledBy.a + handledBy.b).toBe(60);
+    await a.stop();
+    await b.stop();
+    running.length = 0;
+    await second.close();
+  });
+
+  test('a failing handler is redelivered with backoff, then parked after maxDeliver', async () => {
+    const attempts = new Map<string, number>();
+    const c = consume(t.bus, {
+      name: 'flaky',
+      event: identityUserUpserted,
+      backoffMs: [100, 200],
+      maxDeliver: 3,
+      parking: prisma,
+      handler: async (data) => {
+        const n = (attempts.get(data.email) ?? 0) + 1;
+        attempts.set(data.email, n);
+        if (data.email.startsWith('poison') || n < 2) throw new Error(`boom ${n}`);
+      },
+    });
+    running.push(c);
+    await c.ready;
+    const subject = t.bus.naming.subject(identityUserUpserted.type);
+    const good = envelopeOf({ ...userEvent(1), email: 'flaky@example.test' });
+    const poison = envelopeOf({ ...userEvent(2), email: 'poison@example.test' });
+    await t.bus.js.publish(subject, JSON.stringify(good), { msgID: good.id });
+    await t.bus.js.publish(subject, JSON.stringify(poison), { msgID: poison.id });
+    await waitFor(async () => (await prisma.parkedMessage.count({ where: { eventId: poison.id } })) === 1, 15000);
+    expect(attempts.get('flaky@example.test')).toBe(2);
+    expect(attempts.get('poison@example.test')).toBe(3);
+    const parked = await prisma.parkedMessage.findFirstOrThrow({ where: { eventId: poison.id } });
+    expect(parked.deliveries).toBe(3);
+    expect(parked.error).toContain('boom 3');
+  });
+
+  test('a malformed message is parked, not retried forever', async () => {
+    const c = consume(t.bus, {
+      name: 'strict',
+      event: identityUserUpserted,
+      backoffMs: [50],
+      maxDeliver: 2,
+      parking: prisma,
+      handler: async () => undefined,
+    });
+    running.push(c);
+    await c.ready;
+    const bad = { id: randomUUID(), type: identityUserUpserted.type, source: 'x', occurredAt: new Date().toISOString(), data: { userId: 'nope' } };
+    await t.bus.js.publish(t.bus.naming.subject(identityUserUpserted.type), JSON.stringify(bad), { msgID: bad.id });
+    await waitFor(async () => (await prisma.parkedMessage.count({ where: { eventId: bad.id } })) === 1, 10000);
+  });
+});
+
+describe('rpc', () => {
+  const echo = defineRpc('rpc.test.echo', z.object({ text: z.string().min(1) }), z.object({ upper: z.string() }));
+  const slow = defineRpc('rpc.test.slow', z.object({}), z.object({}));
+  const nobody = defineRpc('rpc.test.nobody', z.object({}), z.object({}));
+
+  beforeAll(() => {
+    serveRpc(t.bus, echo, async ({ text }, ctx) => {
+      if (text === 'refuse') throw new RpcRefusal('refused_here', 'not today');
+      if (text === 'crash') throw new Error('secret internals');
+      return { upper: `${text.toUpperCase()}:${ctx.requestId ?? ''}` };
+    });
+    serveRpc(t.bus, slow, async () => {
+      await new Promise((r) => setTimeout(r, 500));
+      return {};
+    });
+  });
+
+  test('answers with validated data and carries the request id', async () => {
+    await expect(callRpc(t.bus, echo, { text: 'hi' }, { requestId: 'req-1' })).resolves.toEqual({ upper: 'HI:req-1' });
+  });
+
+  test('a refusal becomes RpcFailedError with its code', async () => {
+    const err = await callRpc(t.bus, echo, { text: 'refuse' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RpcFailedError);
+    expect((err as RpcFailedError).code).toBe('refused_here');
+  });
+
+  test('a handler crash answers internal without leaking the message', async () => {
+    const err = (await callRpc(t.bus, echo, { text: 'crash' }).catch((e: unknown) => e)) as RpcFailedError;
+    expect(err.code).toBe('internal');
+    expect(err.message).not.toContain('secret');
+  });
+
+  test('the caller validates its request before sending', async () => {
+    await expect(callRpc(t.bus, echo, { text: '' })).rejects.toThrow();
+  });
+
+  test('no responders is a typed unavailable error', async () => {
+    const err = (await callRpc(t.bus, nobody, {}).catch((e: unknown) => e)) as RpcUnavailableError;
+    expect(err).toBeInstanceOf(RpcUnavailableError);
+    expect(err.reason).toBe('no_responders');
+  });
+
+  test('a slow peer times out', async () => {
+    const err = (await callRpc(t.bus, slow, {}, { timeoutMs: 100 }).catch((e: unknown) => e)) as RpcUnavailableError;
+    expect(err).toBeInstanceOf(RpcUnavailableError);
+    expect(err.reason).toBe('timeout');
+  });
+});
