@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 
-const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? '/bin/false', FORCE_COLOR: '0' };
+const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? '/bin/false', FORCE_COLOR: '0', TURBO_TELEMETRY_DISABLED: '1' };
 const extraJestArgs = process.argv.slice(2);
 
 function step(name, cmd, args) {

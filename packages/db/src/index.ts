@@ -1,0 +1,19 @@
+export {
+  DEFAULT_SCHEMA,
+  assertSchemaName,
+  connectionStringWithoutSchema,
+  isValidSchemaName,
+  quoteIdent,
+  schemaFromUrl,
+  withSchema,
+} from './url';
+export { createPrisma, createPrismaAdapter } from './prisma';
+export type { PrismaClientClass, PrismaClientOptionsWithAdapter } from './prisma';
+export { MIGRATIONS_TABLE, migrate, migrationChecksum, migrationLockKey, readMigrations } from './migrate';
+export type { MigrateLogger, MigrateOptions, MigrateResult, MigrationFile } from './migrate';
+export { DATAMODEL_FILE, readDatamodel } from './datamodel';
+export type { DatamodelEnum, DatamodelField, DatamodelModel, PrismaDatamodel } from './datamodel';
+export { assertNoDrift, checkDrift } from './drift';
+export type { CheckDriftOptions, DriftProblem, DriftProblemKind } from './drift';
+export { DEFAULT_TEST_DATABASE_URL, createTestSchema } from './testing';
+export type { TestSchema } from './testing';

@@ -1,0 +1,220 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { Client, type DatabaseError } from 'pg';
+import { assertSchemaName, connectionStringWithoutSchema, quoteIdent, schemaFromUrl } from './url';
+
+/** Anything with an `info(message)` method: a pino logger, `console`, a test spy. */
+export interface MigrateLogger {
+  info(message: string): void;
+}
+
+export interface MigrateOptions {
+  /** PostgreSQL URL; `?schema=` names the schema to migrate (default `public`). */
+  databaseUrl: string;
+  /** Folder holding `<YYYYMMDDHHMMSS>_<name>/migration.sql` folders (Prisma's layout). */
+  migrationsDir: string;
+  logger?: MigrateLogger;
+}
+
+export interface MigrateResult {
+  /** Names of the migrations this call applied, in order (empty when the schema was up to date). */
+  applied: string[];
+}
+
+/** One migration folder on disk. */
+export interface MigrationFile {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+interface MigrationRow {
+  migration_name: string;
+  checksum: string;
+  finished_at: Date | null;
+  rolled_back_at: Date | null;
+  started_at: Date;
+}
+
+export const MIGRATIONS_TABLE = '_prisma_migrations';
+
+/** Prisma's checksum of a migration: sha256 (hex) of the migration.sql bytes. */
+export function migrationChecksum(sql: string | Buffer): string {
+  return createHash('sha256').update(sql).digest('hex');
+}
+
+/**
+ * The session advisory lock key for migrating `schema`: the first 8 bytes of
+ * sha256("pasar.db.migrate:" + schema) as a signed 64-bit integer (decimal string for pg).
+ */
+export function migrationLockKey(schema: string): string {
+  return createHash('sha256').update(`pasar.db.migrate:${schema}`).digest().readBigInt64BE(0).toString();
+}
+
+/** The migration folders of `migrationsDir`, sorted by name (files such as migration_lock.toml are ignored). */
+export async function readMigrations(migrationsDir: string): Promise<MigrationFile[]> {
+  let entries;
+  try {
+    entries = await fs.readdir(migrationsDir, { withFileTypes: true });
+  } catch (error) {
+    throw new Error(`cannot read migrations folder ${migrationsDir}: ${(error as Error).message}`, { cause: error });
+  }
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const migrations: MigrationFile[] = [];
+  for (const name of names) {
+    const file = path.join(migrationsDir, name, 'migration.sql');
+    let content: Buffer;
+    try {
+      content = await fs.readFile(file);
+    } catch (error) {
+      throw new Error(`migration "${name}" has no readable migration.sql (${file})`, { cause: error });
+    }
+    migrations.push({ name, sql: content.toString('utf8'), checksum: migrationChecksum(content) });
+  }
+  return migrations;
+}
+
+function describePgError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const pgError = error as Partial<DatabaseError>;
+  const extras = [
+    pgError.code ? `code ${pgError.code}` : '',
+    pgError.position ? `at character ${pgError.position}` : '',
+    pgError.detail ? `detail: ${pgError.detail}` : '',
+  ].filter((s) => s !== '');
+  return extras.length > 0 ? `${error.message} (${extras.join(', ')})` : error.message;
+}
+
+/**
+ * Applies the pending migrations of `migrationsDir` to the URL's schema and records them in
+ * `<schema>._prisma_migrations` exactly as Prisma does, so `prisma migrate status` elsewhere agrees.
+ *
+ * - creates the schema when missing;
+ * - holds a session advisory lock (per schema) for the whole run: concurrent callers serialize and
+ *   the later ones find nothing left to do;
+ * - refuses to run when an applied migration's file changed (checksum), when an applied
+ *   migration's folder is gone, or when a migration failed earlier and was never resolved;
+ * - applies each pending migration in its own transaction with `SET LOCAL search_path` to the
+ *   schema (write unqualified table names); a failing migration rolls back completely, nothing is
+ *   recorded, and the error names it.
+ */
+export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
+  const { databaseUrl, migrationsDir, logger } = options;
+  const schema = assertSchemaName(schemaFromUrl(databaseUrl));
+  const qSchema = quoteIdent(schema);
+  const table = `${qSchema}.${quoteIdent(MIGRATIONS_TABLE)}`;
+  const migrations = await readMigrations(migrationsDir);
+
+  const client = new Client({ connectionString: connectionStringWithoutSchema(databaseUrl) });
+  // A connection dropped while idle must not crash the process; the pending query rejects anyway.
+  client.on('error', () => undefined);
+  await client.connect();
+  const lockKey = migrationLockKey(schema);
+  try {
+    await client.query('SELECT pg_advisory_lock($1::bigint)', [lockKey]);
+    try {
+      return await migrateLocked(client, { schema, qSchema, table, migrations, logger });
+    } finally {
+      // Ending the session releases the lock anyway; never let a failed unlock hide the real error.
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [lockKey]).catch(() => undefined);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+interface LockedRun {
+  schema: string;
+  qSchema: string;
+  table: string;
+  migrations: MigrationFile[];
+  logger?: MigrateLogger;
+}
+
+async function migrateLocked(client: Client, run: LockedRun): Promise<MigrateResult> {
+  const { schema, qSchema, table, migrations, logger } = run;
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${qSchema}`);
+  await client.query(`
+    CREATE TABLE IF NOT EXISTS ${table} (
+      "id"                  VARCHAR(36) PRIMARY KEY NOT NULL,
+      "checksum"            VARCHAR(64) NOT NULL,
+      "finished_at"         TIMESTAMPTZ,
+      "migration_name"      VARCHAR(255) NOT NULL,
+      "logs"                TEXT,
+      "rolled_back_at"      TIMESTAMPTZ,
+      "started_at"          TIMESTAMPTZ NOT NULL DEFAULT now(),
+      "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+    )`);
+  const { rows } = await client.query<MigrationRow>(
+    `SELECT migration_name, checksum, finished_at, rolled_back_at, started_at FROM ${table} ORDER BY started_at, migration_name`,
+  );
+
+  const failed = rows.find((r) => r.finished_at === null && r.rolled_back_at === null);
+  if (failed) {
+    throw new Error(
+      `migration "${failed.migration_name}" failed earlier in schema "${schema}" (started ${failed.started_at.toISOString()}) ` +
+        `and was never resolved: repair the schema by hand, then mark it rolled back with ` +
+        `UPDATE ${table} SET rolled_back_at = now() WHERE migration_name = '${failed.migration_name}' AND finished_at IS NULL`,
+    );
+  }
+
+  const onDisk = new Map(migrations.map((m) => [m.name, m]));
+  const applied = new Map<string, MigrationRow>();
+  for (const row of rows) {
+    if (row.finished_at !== null && row.rolled_back_at === null) applied.set(row.migration_name, row);
+  }
+  for (const row of applied.values()) {
+    const file = onDisk.get(row.migration_name);
+    if (!file) {
+      throw new Error(
+        `migration "${row.migration_name}" is recorded as applied in schema "${schema}" but its folder is missing from the migrations directory`,
+      );
+    }
+    if (file.checksum !== row.checksum) {
+      throw new Error(
+        `migration "${row.migration_name}" was modified after it was applied to schema "${schema}" ` +
+          `(checksum ${row.checksum} recorded, ${file.checksum} on disk): never edit an applied migration, add a new one`,
+      );
+    }
+  }
+
+  const pending = migrations.filter((m) => !applied.has(m.name));
+  const done: string[] = [];
+  for (const migration of pending) {
+    await applyOne(client, table, qSchema, migration);
+    done.push(migration.name);
+    logger?.info(`migrated schema "${schema}": applied ${migration.name}`);
+  }
+  if (done.length === 0) logger?.info(`schema "${schema}" is up to date (${migrations.length} migrations)`);
+  return { applied: done };
+}
+
+async function applyOne(client: Client, table: string, qSchema: string, migration: MigrationFile): Promise<void> {
+  const id = randomUUID();
+  await client.query('BEGIN');
+  try {
+    await client.query(`SET LOCAL search_path TO ${qSchema}`);
+    await client.query(
+      `INSERT INTO ${table} (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, clock_timestamp(), 0)`,
+      [id, migration.checksum, migration.name],
+    );
+    try {
+      await client.query(migration.sql);
+    } catch (error) {
+      throw new Error(`migration "${migration.name}" failed and was rolled back: ${describePgError(error)}`, {
+        cause: error,
+      });
+    }
+    await client.query(`UPDATE ${table} SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`, [
+      id,
+    ]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

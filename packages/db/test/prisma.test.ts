@@ -1,0 +1,80 @@
+import './fixture/ensure-generated';
+import { Client } from 'pg';
+import { connectionStringWithoutSchema, createPrisma, migrate } from '../src';
+import { Prisma, PrismaClient } from './fixture/generated/client';
+import { Schemas, fixtureMigrationsDir } from './helpers';
+
+const schemas = new Schemas();
+const db = schemas.create('prisma');
+let prisma: PrismaClient;
+
+beforeAll(async () => {
+  await migrate({ databaseUrl: db.databaseUrl, migrationsDir: fixtureMigrationsDir });
+  prisma = createPrisma(PrismaClient, db.databaseUrl);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await schemas.dropAll();
+});
+
+describe('createPrisma', () => {
+  it('creates and reads rows through the generated client in the URL schema', async () => {
+    const created = await prisma.customer.create({
+      data: {
+        email: 'siti@example.my',
+        name: 'Siti',
+        balance: new Prisma.Decimal('12.50'),
+        lifetime: 9007199254740993n,
+        profile: { tier: 'gold', tags: ['a', 'b'] },
+        addresses: { create: [{ line1: 'Jalan Ampang 1', city: 'Kuala Lumpur', kind: 'WORK' }] },
+      },
+    });
+    expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
+
+    const read = await prisma.customer.findUniqueOrThrow({
+      where: { email: 'siti@example.my' },
+      include: { addresses: true },
+    });
+    expect(read.balance).toBeInstanceOf(Prisma.Decimal);
+    expect(read.balance.toFixed(2)).toBe('12.50');
+    expect(read.balance.equals(new Prisma.Decimal('12.5'))).toBe(true);
+    expect(read.lifetime).toBe(9007199254740993n);
+    expect(read.visits).toBe(0);
+    expect(read.active).toBe(true);
+    expect(read.rating).toBeNull();
+    expect(read.profile).toEqual({ tier: 'gold', tags: ['a', 'b'] });
+    expect(read.createdAt).toBeInstanceOf(Date);
+    expect(read.addresses).toEqual([
+      expect.objectContaining({ line1: 'Jalan Ampang 1', city: 'Kuala Lumpur', kind: 'WORK', postcode: null, verifiedAt: null }),
+    ]);
+
+    // the row is in the test schema, stored as numeric(12,2)
+    const client = new Client({ connectionString: connectionStringWithoutSchema(db.databaseUrl) });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ balance: string }>(
+        `SELECT balance::text AS balance FROM "${db.schema}".customer WHERE id = $1`,
+        [created.id],
+      );
+      expect(rows).toEqual([{ balance: '12.50' }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('sets search_path to the schema so raw SQL can use unqualified names', async () => {
+    const rows = await prisma.$queryRaw<{ schema: string; count: bigint }[]>`
+      SELECT current_schema() AS schema, count(*) AS count FROM customer`;
+    expect(rows).toEqual([{ schema: db.schema, count: 1n }]);
+  });
+
+  it('runs interactive transactions against the schema', async () => {
+    await prisma.$transaction(async (tx) => {
+      const customer = await tx.customer.findFirstOrThrow();
+      await tx.customer.update({ where: { id: customer.id }, data: { visits: { increment: 2 } } });
+    });
+    const again = await prisma.customer.findFirstOrThrow();
+    expect(again.visits).toBe(2);
+  });
+});
