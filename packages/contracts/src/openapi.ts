@@ -54,8 +54,10 @@ function operation(route: ApiRoute): ZodOpenApiOperationObject {
     summary: route.summary,
     tags: [route.tag],
     security: route.access === 'public' ? [] : [{ session: [] }],
-    requestParams: { path: route.params, query: route.query },
-    requestBody: route.body ? { content: { 'application/json': { schema: route.body } } } : undefined,
+    ...(route.params || route.query
+      ? { requestParams: { ...(route.params ? { path: route.params } : {}), ...(route.query ? { query: route.query } : {}) } }
+      : {}),
+    ...(route.body ? { requestBody: { content: { 'application/json': { schema: route.body } } } } : {}),
     responses,
   };
 }

@@ -9,11 +9,18 @@ export const addressBody = z
     full_name: text(200),
     phone: text(40),
     address_line_1: text(200),
-    address_line_2: z.string().trim().max(200).nullish(),
+    address_line_2: z.string().trim().max(200).nullish().meta({ description: 'Empty, null or absent: none.' }),
     city: text(100),
     postcode: text(20),
     state: text(100),
-    is_default: z.boolean().optional(),
+    is_default: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "true: this becomes the caller's default and the previous default is unset in the same transaction. " +
+          "Otherwise a new address is the default only when it is the caller's first, and an edit leaves the default where it is.",
+      }),
   })
   .strict()
   .meta({ id: 'AddressRequest' });
@@ -37,5 +44,5 @@ export const customerAddress = z
   .meta({ id: 'CustomerAddress' });
 export type CustomerAddress = z.infer<typeof customerAddress>;
 
-/** A customer keeps at most this many addresses. */
+/** A customer keeps at most this many addresses; one more answers 409 `address_limit`. */
 export const MAX_ADDRESSES_PER_CUSTOMER = 20;

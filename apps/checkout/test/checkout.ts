@@ -1,0 +1,36 @@
+import { createTestSchema } from '@pasar/db';
+import { loadConfig } from '@pasar/service-kit';
+import { TEST_IDENTITY_SECRET, createTestBus, silentLog, type TestBus } from '@pasar/testkit';
+import { startCheckout, type CheckoutService } from '../src/app';
+import { checkoutConfigSchema } from '../src/config';
+
+export interface TestCheckout {
+  checkout: CheckoutService;
+  /** Another connection on the checkout's namespace: publishes as another service would. */
+  peer: TestBus;
+  stop(): Promise<void>;
+}
+
+/** The real checkout on port 0, with a fresh schema (migrated on start) and a fresh NATS namespace. */
+export async function startTestCheckout(): Promise<TestCheckout> {
+  const db = createTestSchema(undefined, 'checkout');
+  const peer = await createTestBus('peer');
+  const env = { NODE_ENV: 'test', PORT: '0', DATABASE_URL: db.databaseUrl, NATS_NAMESPACE: peer.namespace, IDENTITY_SECRET: TEST_IDENTITY_SECRET };
+  let checkout: CheckoutService;
+  try {
+    checkout = await startCheckout(loadConfig(checkoutConfigSchema, env), { log: silentLog });
+  } catch (err) {
+    await peer.close();
+    await db.drop();
+    throw err;
+  }
+  return {
+    checkout,
+    peer,
+    async stop() {
+      await checkout.close();
+      await peer.close();
+      await db.drop();
+    },
+  };
+}
