@@ -21,7 +21,7 @@ describe('OpenAPI document', () => {
 
   test('path parameters and bodies come from the zod contracts', () => {
     const put = doc.paths?.['/account/addresses/{id}']?.put;
-    expect(JSON.stringify(put?.parameters ?? put?.requestParams ?? [])).toContain('id');
+    expect(JSON.stringify(put?.parameters ?? [])).toContain('id');
     expect(put?.requestBody).toBeDefined();
     expect(JSON.stringify(doc)).toContain('address_line_1');
   });
