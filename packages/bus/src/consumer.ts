@@ -47,6 +47,7 @@ export interface InboxConsumerOptions<E extends EventContract, TTx extends Inbox
 
 export const DEFAULT_BACKOFF_MS = [1000, 5000, 30000, 120000];
 export const DEFAULT_MAX_DELIVER = 6;
+const ACK_WAIT_MS = 30_000;
 
 export interface RunningConsumer {
   stop(): Promise<void>;
@@ -76,8 +77,10 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
     deliver_policy: DeliverPolicy.All,
     filter_subject: bus.naming.subject(options.event.type),
     max_deliver: maxDeliver,
-    backoff: backoff.map((ms) => nanos(ms)),
-    ack_wait: nanos(Math.max(30000, backoff[0] ?? 0)),
+    // No server-side `backoff`: the server would use its first entry as the ack wait and
+    // redeliver a slow handler's message while it still runs. Failures are nak'ed with the
+    // backoff delay instead; ack_wait only covers a consumer that died mid-message.
+    ack_wait: nanos(ACK_WAIT_MS),
   };
 
   const handle = async (msg: JsMsg): Promise<void> => {
@@ -86,7 +89,12 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
     try {
       envelope = eventEnvelopeSchema.parse(msg.json()) as EventEnvelope;
       const data = options.event.data.parse(envelope.data) as EventData<E>;
-      await options.handler(data, { envelope, requestId: msg.headers?.get(REQUEST_ID_HEADER) || undefined, deliveryCount });
+      const keepAlive = setInterval(() => msg.working(), ACK_WAIT_MS / 3);
+      try {
+        await options.handler(data, { envelope, requestId: msg.headers?.get(REQUEST_ID_HEADER) || undefined, deliveryCount });
+      } finally {
+        clearInterval(keepAlive);
+      }
       msg.ack();
     } catch (err) {
       const log = bus.log.child({ consumer: durable, eventId: envelope?.id, deliveryCount });
@@ -124,7 +132,6 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
           await jsm.consumers.info(stream, durable);
           await jsm.consumers.update(stream, durable, {
             max_deliver: config.max_deliver,
-            backoff: config.backoff,
             ack_wait: config.ack_wait,
             filter_subject: config.filter_subject,
           });
