@@ -1,15 +1,6 @@
-import { baseConfigSchema } from '@pasar/service-kit';
-import { z } from 'zod';
-
-/** Development and tests only (the gateway's dev default is the same); production sets its own. */
-export const DEV_IDENTITY_SECRET = 'pasar-dev-identity-secret-change-me';
+import { serviceConfigSchema } from '@pasar/service-kit';
+import type { z } from 'zod';
 
 /** b2b's env (DESIGN §8): local defaults everywhere but IDENTITY_SECRET in production. */
-export const b2bConfigSchema = z.preprocess(
-  (env: Record<string, unknown>) => (env.NODE_ENV === 'production' || env.IDENTITY_SECRET ? env : { ...env, IDENTITY_SECRET: DEV_IDENTITY_SECRET }),
-  baseConfigSchema.extend({
-    PORT: baseConfigSchema.shape.PORT.default(4002),
-    DATABASE_URL: baseConfigSchema.shape.DATABASE_URL.default('postgresql://postgres@127.0.0.1:5432/postgres?schema=b2b'),
-  }),
-);
+export const b2bConfigSchema = serviceConfigSchema({ port: 4002, schema: 'b2b' }, {});
 export type B2bConfig = z.infer<typeof b2bConfigSchema>;

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '@pasar/service-kit';
-import { DEV_IDENTITY_SECRET, notifierConfigSchema } from './config';
+import { DEV_IDENTITY_SECRET } from '@pasar/service-kit';
+import { notifierConfigSchema } from './config';
 
 describe('notifier config', () => {
   it('works locally with no environment at all', () => {

@@ -1,8 +1,5 @@
-import { baseConfigSchema } from '@pasar/service-kit';
+import { serviceConfigSchema } from '@pasar/service-kit';
 import { z } from 'zod';
-
-/** Only for development and tests: production must set its own IDENTITY_SECRET. */
-export const DEV_IDENTITY_SECRET = 'pasar-dev-identity-secret-change-me';
 
 const milliseconds = z.coerce.number().int().min(1).max(600_000);
 
@@ -20,16 +17,9 @@ const backoffList = z
     return list;
   });
 
-export const notifierConfigSchema = z.preprocess(
-  (env) => {
-    if (typeof env !== 'object' || env === null) return env;
-    const values = env as Record<string, unknown>;
-    if (values.NODE_ENV === 'production' || values.IDENTITY_SECRET) return env;
-    return { ...values, IDENTITY_SECRET: DEV_IDENTITY_SECRET };
-  },
-  baseConfigSchema.extend({
-    PORT: z.coerce.number().int().min(0).max(65535).default(4005),
-    DATABASE_URL: baseConfigSchema.shape.DATABASE_URL.default('postgresql://postgres@127.0.0.1:5432/postgres?schema=notifier'),
+export const notifierConfigSchema = serviceConfigSchema(
+  { port: 4005, schema: 'notifier' },
+  {
     /** smtp://[user:pass@]host:port or smtps://... */
     SMTP_URL: z
       .string()
@@ -44,10 +34,10 @@ export const notifierConfigSchema = z.preprocess(
     SMTP_SOCKET_TIMEOUT_MS: milliseconds.default(10_000),
     /**
      * Pauses before each redelivery of a failed `notify.email.requested` (ms); the message is
-     * tried once plus once per entry, then logged `failed` and parked. JetStream also uses the
-     * first entry as the ack wait, so keep it above the longest send (the SMTP timeouts).
+     * tried once plus once per entry, then logged `failed` and parked. Pauses are applied by
+     * nak(delay), so a slow send is not redelivered while it runs.
      */
     EMAIL_RETRY_BACKOFF_MS: backoffList.default([30_000, 120_000, 600_000, 1_800_000, 7_200_000]),
-  }),
+  },
 );
 export type NotifierConfig = z.infer<typeof notifierConfigSchema>;

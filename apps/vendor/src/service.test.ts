@@ -1,43 +1,13 @@
 import { join } from 'node:path';
-import { deleteNamespaceStreams } from '@pasar/bus';
-import { assertNoDrift, createTestSchema, readDatamodel } from '@pasar/db';
-import { loadConfig } from '@pasar/service-kit';
-import { TEST_IDENTITY_SECRET, signedHeaders, silentLog, uniqueNamespace } from '@pasar/testkit';
-import request from 'supertest';
-import { startVendor, type VendorService } from './app';
-import { DEV_IDENTITY_SECRET, vendorConfigSchema } from './config';
+import { describeServiceBasics } from '@pasar/testkit';
+import { startVendor } from './app';
+import { vendorConfigSchema } from './config';
 
-const db = createTestSchema(undefined, 'vendor');
-let vendor: VendorService;
-
-beforeAll(async () => {
-  const env = { PORT: '0', DATABASE_URL: db.databaseUrl, NATS_NAMESPACE: uniqueNamespace(), IDENTITY_SECRET: TEST_IDENTITY_SECRET };
-  vendor = await startVendor(loadConfig(vendorConfigSchema, env), { log: silentLog });
-});
-afterAll(async () => {
-  if (vendor) await deleteNamespaceStreams(vendor.bus);
-  await vendor?.close();
-  await db.drop();
-});
-
-test('answers /healthz, and /readyz once its database and NATS are up', async () => {
-  await request(vendor.url).get('/healthz').expect(200, { status: 'ok', service: 'vendor' });
-  const ready = await request(vendor.url).get('/readyz').expect(200);
-  expect(ready.body).toMatchObject({ status: 'ready', checks: { database: 'ok', nats: 'ok' } });
-});
-
-test('answers an unsigned API request with a 401 problem, a signed one to no route with 404', async () => {
-  const unsigned = await request(vendor.url).get('/api/v1/anything').expect(401);
-  expect(unsigned.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(unsigned.body).toMatchObject({ status: 401, code: 'unauthenticated' });
-  await request(vendor.url).get('/api/v1/anything').set(signedHeaders({ role: 'admin' })).expect(404);
-});
-
-test('its SQL migrations and schema.prisma agree (no drift)', async () => {
-  await assertNoDrift({ databaseUrl: db.databaseUrl, datamodel: readDatamodel(join(__dirname, 'generated', 'prisma')) });
-});
-
-test('config: local defaults, but production must set IDENTITY_SECRET', () => {
-  expect(loadConfig(vendorConfigSchema, {})).toMatchObject({ PORT: 4003, IDENTITY_SECRET: DEV_IDENTITY_SECRET, DATABASE_URL: expect.stringMatching(/\?schema=vendor$/) });
-  expect(() => loadConfig(vendorConfigSchema, { NODE_ENV: 'production' })).toThrow(/IDENTITY_SECRET/);
+describeServiceBasics({
+  name: 'vendor',
+  port: 4003,
+  schema: 'vendor',
+  configSchema: vendorConfigSchema,
+  start: startVendor,
+  generatedDir: join(__dirname, 'generated', 'prisma'),
 });

@@ -24,3 +24,27 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
   const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
   throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
 }
+
+/** Development and tests only; production must set its own IDENTITY_SECRET. */
+export const DEV_IDENTITY_SECRET = 'pasar-dev-identity-secret-change-me';
+
+function withDevSecret(env: unknown): unknown {
+  if (typeof env !== 'object' || env === null) return env;
+  const values = env as Record<string, unknown>;
+  if (values.NODE_ENV === 'production' || values.IDENTITY_SECRET) return env;
+  return { ...values, IDENTITY_SECRET: DEV_IDENTITY_SECRET };
+}
+
+/**
+ * A service's env schema: the base fields with its local defaults (port, own schema, dev
+ * identity secret outside production) plus the service's own fields.
+ */
+export function serviceConfigSchema<S extends z.ZodRawShape>(service: { port: number; schema: string }, shape: S) {
+  return z.preprocess(
+    withDevSecret,
+    baseConfigSchema.extend({
+      PORT: baseConfigSchema.shape.PORT.default(service.port),
+      DATABASE_URL: baseConfigSchema.shape.DATABASE_URL.default(`postgresql://postgres@127.0.0.1:5432/postgres?schema=${service.schema}`),
+    }).extend(shape),
+  );
+}

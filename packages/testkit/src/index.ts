@@ -4,3 +4,4 @@ export * from './identity';
 export * from './wait';
 export * from './ports';
 export * from './nats-server';
+export * from './service-suite';
