@@ -1,0 +1,133 @@
+/**
+ * `npm run bench`: starts the stack on free ports with its own schemas and namespace, runs the
+ * scenarios, prints a table and writes bench/results.json (DESIGN §10).
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { startStack, type ServiceName } from '@pasar/stack';
+import { uniqueNamespace } from '@pasar/testkit';
+import { SCENARIOS } from './scenarios';
+import { renderTable } from './stats';
+import type { BenchSettings, TableRow } from './types';
+
+const USAGE = `Usage: npm run bench [-- options]
+  --only <a,b>          run only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')})
+  --duration <seconds>  per load run (BENCH_DURATION, default 10)
+  --connections <n>     concurrent connections (BENCH_CONNECTIONS, default 50)
+  --samples <n>         sequential requests in latency scenarios (BENCH_SAMPLES, default 200)`;
+
+function positive(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${text}"`);
+  return value;
+}
+
+export function parseBenchArgs(argv: readonly string[], env: Record<string, string | undefined>): BenchSettings & { help: boolean } {
+  const args = new Map<string, string>();
+  let help = false;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (arg === '-h' || arg === '--help') {
+      help = true;
+      continue;
+    }
+    const match = /^--(only|duration|connections|samples)(?:=(.*))?$/.exec(arg);
+    if (!match) throw new Error(`unknown argument "${arg}"\n${USAGE}`);
+    const value = match[2] ?? argv[++i];
+    if (value === undefined) throw new Error(`--${match[1]} needs a value`);
+    args.set(match[1], value);
+  }
+  const only = (args.get('only') ?? env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const name of only) {
+    if (!SCENARIOS.some((s) => s.name === name)) throw new Error(`unknown scenario "${name}"; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  }
+  return {
+    help,
+    durationS: positive('duration', args.get('duration') ?? env.BENCH_DURATION, 10),
+    connections: Math.round(positive('connections', args.get('connections') ?? env.BENCH_CONNECTIONS, 50)),
+    samples: Math.round(positive('samples', args.get('samples') ?? env.BENCH_SAMPLES, 200)),
+    only,
+  };
+}
+
+async function main(): Promise<void> {
+  const settings = parseBenchArgs(process.argv.slice(2), process.env);
+  if (settings.help) {
+    console.log(USAGE);
+    return;
+  }
+  const scenarios = SCENARIOS.filter((s) => settings.only.length === 0 || settings.only.includes(s.name));
+  const log = (line: string) => console.log(`[bench] ${line}`);
+
+  // every scenario's extra env, merged per service
+  const env: Partial<Record<ServiceName, Record<string, string>>> = {};
+  for (const scenario of scenarios) {
+    for (const [service, vars] of Object.entries(scenario.env ?? {})) {
+      env[service as ServiceName] = { ...(env[service as ServiceName] ?? {}), ...vars };
+    }
+  }
+  const namespace = uniqueNamespace('bench');
+  log(`starting the stack (namespace and schema prefix ${namespace})`);
+  const started = Date.now();
+  const stack = await startStack({
+    ports: 'free',
+    namespace,
+    schemaPrefix: namespace,
+    identitySecret: `bench-identity-secret-${namespace}`,
+    // request logging would be a large share of the measured cost
+    logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    env,
+    keepLines: 200,
+    dropDataOnFailure: true,
+    onServiceExit: (service, description) => log(`${service} ${description} during the run`),
+  });
+  log(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  const rows: TableRow[] = [];
+  const results: Record<string, unknown> = {};
+  try {
+    for (const scenario of scenarios) {
+      log(`${scenario.name}: ${scenario.title}`);
+      const result = await scenario.run({ stack, settings, log: (line) => log(`  ${scenario.name}: ${line}`) });
+      rows.push(...result.rows);
+      results[scenario.name] = { title: scenario.title, ...result.data };
+    }
+  } catch (err) {
+    for (const [name, service] of Object.entries(stack.services)) {
+      console.error(`--- last lines of ${name} ---\n${service.recentLines().slice(-20).join('\n')}`);
+    }
+    throw err;
+  } finally {
+    await stack.stop({ dropData: true });
+  }
+
+  const cpuList = cpus();
+  const output = {
+    runAt: new Date().toISOString(),
+    machine: {
+      cpus: cpuList.length,
+      cpuModel: cpuList[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+    },
+    settings: { durationS: settings.durationS, connections: settings.connections, samples: settings.samples },
+    scenarios: results,
+  };
+  const file = join(__dirname, '..', 'results.json');
+  writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
+  console.log(`\n${renderTable(rows)}\n`);
+  log(`written ${file}`);
+}
+
+if (require.main === module) {
+  main().then(() => process.exit(0), (err: unknown) => {
+    console.error('bench failed:', err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,40 @@
+import type { Stack } from '@pasar/stack';
+
+/** What every scenario gets: the running stack and the run's settings. */
+export interface BenchContext {
+  stack: Stack;
+  settings: BenchSettings;
+  log: (line: string) => void;
+}
+
+export interface BenchSettings {
+  /** Seconds per load run (autocannon). */
+  durationS: number;
+  connections: number;
+  /** Sequential requests for latency scenarios. */
+  samples: number;
+  /** Scenario names to run (all when empty). */
+  only: string[];
+}
+
+/** One line of the printed table: a label and its figures (columns are the union over rows). */
+export interface TableRow {
+  scenario: string;
+  case: string;
+  values: Record<string, string | number>;
+}
+
+export interface ScenarioResult {
+  rows: TableRow[];
+  /** What goes to bench/results.json under the scenario's name. */
+  data: Record<string, unknown>;
+}
+
+/** A benchmark scenario; each lives in its own module under scenarios/ and is listed in scenarios/index.ts. */
+export interface Scenario {
+  name: string;
+  title: string;
+  /** Extra env per service this scenario needs (e.g. raised rate limits), merged before the stack starts. */
+  env?: Partial<Record<'gateway' | 'checkout' | 'b2b' | 'vendor' | 'admin' | 'notifier', Record<string, string>>>;
+  run(ctx: BenchContext): Promise<ScenarioResult>;
+}

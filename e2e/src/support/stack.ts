@@ -1,0 +1,84 @@
+import { startStack, type ServiceName, type Stack, type StackOptions } from '@pasar/stack';
+import { startSmtpCatcher, uniqueNamespace, type SmtpCatcher } from '@pasar/testkit';
+import { ApiClient } from './http';
+
+export const API = '/api/v1';
+
+export interface E2eStack {
+  stack: Stack;
+  smtp: SmtpCatcher;
+  namespace: string;
+  /** A fresh browser-like client (own cookie jar) on the gateway. */
+  client(): ApiClient;
+  /** The last lines of every service, for failure messages. */
+  recentLogs(lines?: number): string;
+  /** Stops the stack, drops its schemas and streams, closes the SMTP catcher. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole stack on free ports, with a unique NATS namespace and schema prefix, and an in-process
+ * SMTP server as the notifier's SMTP_URL. Set E2E_LOG=1 to see the services' output.
+ */
+export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env'> = {}): Promise<E2eStack> {
+  const smtp = await startSmtpCatcher();
+  const namespace = uniqueNamespace('e2e');
+  const print = process.env.E2E_LOG === '1';
+  let stack: Stack;
+  try {
+    stack = await startStack({
+      ports: 'free',
+      namespace,
+      schemaPrefix: namespace,
+      databaseUrl: process.env.TEST_DATABASE_URL || undefined,
+      natsUrl: options.natsUrl ?? (process.env.TEST_NATS_URL || undefined),
+      identitySecret: `e2e-identity-secret-${namespace}`,
+      logLevel: process.env.E2E_LOG_LEVEL ?? 'info',
+      keepLines: 300,
+      dropDataOnFailure: true,
+      readyTimeoutMs: 150_000,
+      startInfrastructure: false,
+      env: {
+        ...options.env,
+        notifier: { SMTP_URL: smtp.url, ...(options.env?.notifier ?? {}) },
+      },
+      log: print ? ({ source, line }) => process.stdout.write(`[${source}] ${line}\n`) : undefined,
+    });
+  } catch (err) {
+    await smtp.close();
+    throw err;
+  }
+  return {
+    stack,
+    smtp,
+    namespace,
+    client: () => new ApiClient(stack.gatewayUrl),
+    recentLogs(lines = 30) {
+      return Object.entries(stack.services)
+        .map(([name, service]) => `--- ${name} ---\n${service.recentLines().slice(-lines).join('\n')}`)
+        .join('\n');
+    },
+    async stop() {
+      await stack.stop({ dropData: true });
+      await smtp.close();
+    },
+  };
+}
+
+/**
+ * Runs a test body; when it fails, the services' last log lines are added to the error so the
+ * cause is visible without re-running with E2E_LOG=1.
+ */
+export function withLogs(env: () => E2eStack | undefined, body: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await body();
+    } catch (err) {
+      const e2e = env();
+      if (e2e && err instanceof Error) err.message = `${err.message}\n\nrecent service logs:\n${e2e.recentLogs()}`;
+      throw err;
+    }
+  };
+}
+
+export type { ServiceName };

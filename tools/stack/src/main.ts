@@ -1,0 +1,140 @@
+/**
+ * `npm start`: the local launcher (DESIGN §8). Finds or starts PostgreSQL and NATS, starts the six
+ * services with prefixed logs, prints the URLs and logins, and stops everything on Ctrl-C.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseEnv } from 'node:util';
+import { colorize, consoleSink, prefixFor } from './logs';
+import { NatsServerMissingError } from './nats';
+import { redactUrl, SERVICE_NAMES } from './services';
+import { DEMO_LOGINS, repositoryRoot, resolveSettings, USAGE, UsageError, type LauncherSettings } from './settings';
+import { StackStartError, startStack, type Stack } from './stack';
+
+/** Reads `<root>/.env` when present; variables already set win, empty values count as unset. */
+function loadDotEnv(rootDir: string): void {
+  const file = join(rootDir, '.env');
+  if (!existsSync(file)) return;
+  for (const [key, value] of Object.entries(parseEnv(readFileSync(file, 'utf8')))) {
+    if (process.env[key] === undefined && value !== undefined && value !== '') process.env[key] = value;
+  }
+}
+
+/** Signs in (and out again) with each demo login; returns those that work. */
+async function verifiedDemoLogins(gatewayUrl: string, password: string): Promise<string[]> {
+  const working: string[] = [];
+  for (const email of DEMO_LOGINS) {
+    try {
+      const response = await fetch(`${gatewayUrl}/api/v1/auth/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+        signal: AbortSignal.timeout(5000),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) continue;
+      working.push(email);
+      const cookie = response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      await fetch(`${gatewayUrl}/api/v1/auth/sign-out`, { method: 'POST', headers: { cookie }, signal: AbortSignal.timeout(5000) })
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined);
+    } catch {
+      // not there (yet)
+    }
+  }
+  return working;
+}
+
+function banner(stack: Stack, settings: LauncherSettings, demoLogins: string[], color: boolean): string {
+  const c = color;
+  const bold = (t: string) => colorize(t, 1, c);
+  const lines = [
+    '',
+    bold('Pasar is running'),
+    `  ${'gateway'.padEnd(10)} ${stack.gatewayUrl}   (API under /api/v1)`,
+    `  ${'API docs'.padEnd(10)} ${stack.gatewayUrl}/api/v1/docs   (OpenAPI: /api/v1/openapi.json)`,
+    ...SERVICE_NAMES.filter((n) => n !== 'gateway').map(
+      (name) => `  ${name.padEnd(10)} ${stack.services[name].url}   schema ${stack.services[name].schema}`,
+    ),
+    `  ${'PostgreSQL'.padEnd(10)} ${redactUrl(stack.databaseUrl)}   (${stack.infrastructure.postgres})`,
+    `  ${'NATS'.padEnd(10)} ${redactUrl(stack.natsUrl)}   (${stack.infrastructure.nats}${stack.namespace ? `, namespace ${stack.namespace}` : ''})`,
+    '',
+    `  ${bold('Admin login')}  ${stack.admin.email} / ${stack.admin.password}`,
+  ];
+  if (demoLogins.length) lines.push(`  ${bold('Demo logins')}  ${demoLogins.join(', ')} / ${settings.demo.password}`);
+  lines.push('', 'Press Ctrl-C to stop.', '');
+  return lines.join('\n');
+}
+
+async function main(): Promise<number> {
+  const rootDir = repositoryRoot();
+  loadDotEnv(rootDir);
+  const settings = resolveSettings(process.argv.slice(2), process.env, rootDir);
+  if (settings.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const color = settings.color && process.stdout.isTTY === true;
+  const sink = consoleSink({ color });
+  const say = (line: string) => sink({ source: 'stack', line, stream: 'stdout' });
+
+  const running: { stack?: Stack } = {};
+  let signalled: NodeJS.Signals | undefined;
+  let shutdown: Promise<void> | undefined;
+  const finished = new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) {
+        say(`${signal} again: exiting now`);
+        process.exit(130);
+      }
+      signalled = signal;
+      say(`${signal}: stopping (press Ctrl-C again to force)`);
+      if (running.stack) shutdown = running.stack.stop().then(resolve);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+
+  say(`PostgreSQL: ${settings.databaseUrl ? redactUrl(settings.databaseUrl) : 'local default, started when absent'}; NATS: ${settings.natsUrl ?? 'local default, started when absent'}`);
+  const stack = await startStack({
+    ports: settings.freePorts ? 'free' : undefined,
+    databaseUrl: settings.databaseUrl,
+    natsUrl: settings.natsUrl,
+    namespace: settings.namespace,
+    schemaPrefix: settings.schemaPrefix,
+    identitySecret: settings.identitySecret,
+    dataDir: settings.dataDir,
+    readyTimeoutMs: settings.readyTimeoutMs,
+    admin: settings.admin,
+    log: sink,
+    onServiceExit: (service, description) => {
+      if (!signalled) say(`${prefixFor(service, false).trim()} ${description}; the others keep running (restart with npm start)`);
+    },
+  });
+  running.stack = stack;
+  if (signalled) {
+    await stack.stop();
+    return 0;
+  }
+  const demoLogins = settings.demo.enabled ? await verifiedDemoLogins(stack.gatewayUrl, settings.demo.password) : [];
+  process.stdout.write(banner(stack, settings, demoLogins, color));
+  await finished;
+  await shutdown;
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      console.error(`${err.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (err instanceof NatsServerMissingError || err instanceof StackStartError) {
+      console.error(`\nnpm start failed: ${err.message}`);
+      process.exit(1);
+    }
+    console.error('\nnpm start failed:', err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,90 @@
+import { DEFAULT_READY_TIMEOUT_MS, parseArgs, resolveSettings, UsageError } from './settings';
+
+const ROOT = '/repo';
+
+describe('parseArgs', () => {
+  it('reads bare flags, --key value and --key=value', () => {
+    const args = parseArgs(['--free-ports', '--namespace', 'dev1', '--schema-prefix=p1', '-h']);
+    expect(Object.fromEntries(args)).toEqual({ 'free-ports': true, namespace: 'dev1', 'schema-prefix': 'p1', help: true });
+  });
+
+  it('refuses unknown options, missing values and stray words', () => {
+    expect(() => parseArgs(['--nope'])).toThrow(UsageError);
+    expect(() => parseArgs(['--namespace'])).toThrow('--namespace needs a value');
+    expect(() => parseArgs(['--namespace', '--free-ports'])).toThrow('--namespace needs a value');
+    expect(() => parseArgs(['start'])).toThrow('unexpected argument "start"');
+    expect(() => parseArgs(['--free-ports=yes'])).toThrow('takes no value');
+  });
+});
+
+describe('resolveSettings', () => {
+  it('leaves DATABASE_URL and NATS_URL unset so the local defaults are tried', () => {
+    const s = resolveSettings([], {}, ROOT);
+    expect(s.databaseUrl).toBeUndefined();
+    expect(s.natsUrl).toBeUndefined();
+    expect(s.identitySecret).toBeUndefined();
+    expect(s).toMatchObject({
+      help: false,
+      freePorts: false,
+      namespace: '',
+      schemaPrefix: '',
+      dataDir: '/repo/.data',
+      readyTimeoutMs: DEFAULT_READY_TIMEOUT_MS,
+      color: true,
+      admin: { email: 'admin@pasar.local', password: 'pasar-admin-2026' },
+      demo: { enabled: true, password: 'pasar-demo-2026' },
+    });
+  });
+
+  it('takes the environment, blank values counting as unset', () => {
+    const s = resolveSettings(
+      [],
+      {
+        DATABASE_URL: 'postgresql://u:p@db:5432/pasar',
+        NATS_URL: ' ',
+        IDENTITY_SECRET: 'x'.repeat(16),
+        STACK_FREE_PORTS: 'true',
+        NATS_NAMESPACE: 'dev',
+        STACK_SCHEMA_PREFIX: 'me',
+        STACK_DATA_DIR: '/var/pasar',
+        STACK_READY_TIMEOUT: '30',
+        NO_COLOR: '1',
+        ADMIN_EMAIL: 'root@example.test',
+        ADMIN_PASSWORD: 'secret-secret',
+        SEED_DEMO: 'false',
+        DEMO_PASSWORD: 'demo-demo-demo',
+      },
+      ROOT,
+    );
+    expect(s).toMatchObject({
+      databaseUrl: 'postgresql://u:p@db:5432/pasar',
+      natsUrl: undefined,
+      identitySecret: 'x'.repeat(16),
+      freePorts: true,
+      namespace: 'dev',
+      schemaPrefix: 'me',
+      dataDir: '/var/pasar',
+      readyTimeoutMs: 30_000,
+      color: false,
+      admin: { email: 'root@example.test', password: 'secret-secret' },
+      demo: { enabled: false, password: 'demo-demo-demo' },
+    });
+  });
+
+  it('lets arguments win over the environment', () => {
+    const s = resolveSettings(
+      ['--namespace', 'fromarg', '--data-dir', 'tmp/data', '--timeout', '2.5', '--no-color'],
+      { NATS_NAMESPACE: 'fromenv', STACK_DATA_DIR: '/elsewhere', STACK_READY_TIMEOUT: '99' },
+      ROOT,
+    );
+    expect(s).toMatchObject({ namespace: 'fromarg', dataDir: '/repo/tmp/data', readyTimeoutMs: 2500, color: false });
+  });
+
+  it('refuses bad values with a clear message', () => {
+    expect(() => resolveSettings(['--namespace', 'Bad.Name'], {}, ROOT)).toThrow('bad namespace');
+    expect(() => resolveSettings(['--schema-prefix', 'x-y'], {}, ROOT)).toThrow('bad schema prefix');
+    expect(() => resolveSettings(['--timeout', '0'], {}, ROOT)).toThrow('positive number');
+    expect(() => resolveSettings([], { IDENTITY_SECRET: 'short' }, ROOT)).toThrow('at least 16');
+    expect(() => resolveSettings([], { STACK_FREE_PORTS: 'maybe' }, ROOT)).toThrow('expected true or false');
+  });
+});
