@@ -2,6 +2,7 @@ export * from './messaging';
 export * from './email';
 export * from './events';
 export * from './rpc';
+export * from './commerce';
 export * from './http/common';
 export * from './http/auth';
 export * from './http/addresses';

@@ -1,0 +1,239 @@
+import { z } from 'zod';
+import { defineEvent, defineRpc } from './messaging';
+
+/** Money on the wire (events, rpc, HTTP): a string with two decimals, e.g. "12.50". */
+export const moneyString = z.string().regex(/^-?\d{1,10}\.\d{2}$/, 'money as a string with two decimals');
+
+/** Sub-order = shipment (same id), DESIGN §5. */
+export const subOrderStatusSchema = z.enum(['pending_payment', 'paid', 'processing', 'awaiting_pickup', 'shipped', 'delivered', 'cancelled']);
+export type SubOrderStatus = z.infer<typeof subOrderStatusSchema>;
+
+/** Parent order, DESIGN §5. */
+export const orderStatusSchema = z.enum([
+  'pending_payment',
+  'paid',
+  'processing',
+  'partially_shipped',
+  'shipped',
+  'delivered',
+  'cancelled',
+  'payment_failed',
+  'expired',
+]);
+export type OrderStatus = z.infer<typeof orderStatusSchema>;
+
+export const carrierSchema = z.enum(['carrier_a', 'carrier_b']);
+export const courierSchema = z.enum(['carrier_a', 'carrier_b', 'other']);
+export const shippingRateTypeSchema = z.enum(['flat', 'weight', 'dimension']);
+
+const shippingAddressSnapshot = z.object({
+  fullName: z.string(),
+  phone: z.string(),
+  addressLine1: z.string(),
+  addressLine2: z.string().nullable(),
+  city: z.string(),
+  postcode: z.string(),
+  state: z.string(),
+});
+export type ShippingAddressSnapshot = z.infer<typeof shippingAddressSnapshot>;
+
+// ---------------------------------------------------------------- vendor → checkout
+
+/** vendor → checkout: the store replica (name, slug, logo, status, owner). */
+export const vendorStoreUpserted = defineEvent(
+  'vendor.store.upserted',
+  z.object({
+    storeId: z.uuid(),
+    ownerUserId: z.uuid(),
+    name: z.string(),
+    slug: z.string(),
+    logoPath: z.string().nullable(),
+    status: z.enum(['active', 'suspended']),
+    updatedAt: z.iso.datetime(),
+  }),
+);
+
+const shippingMethodData = z.object({
+  id: z.uuid(),
+  storeId: z.uuid(),
+  name: z.string(),
+  provider: carrierSchema,
+  type: shippingRateTypeSchema,
+  /** Stored as the vendor gave it (spec); checkout reads the keys its type needs. */
+  rateConfig: z.record(z.string(), z.unknown()),
+  estimatedDaysMin: z.number().int().nullable(),
+  estimatedDaysMax: z.number().int().nullable(),
+  isActive: z.boolean(),
+  updatedAt: z.iso.datetime(),
+});
+
+/** vendor → checkout: the shipping-method replica used for quotes. */
+export const vendorShippingMethodUpserted = defineEvent('vendor.shipping_method.upserted', shippingMethodData);
+export const vendorShippingMethodDeleted = defineEvent(
+  'vendor.shipping_method.deleted',
+  z.object({ id: z.uuid(), storeId: z.uuid(), deletedAt: z.iso.datetime() }),
+);
+
+/** vendor → checkout, admin: a shipment (= sub-order) changed status. */
+export const vendorShipmentStatusChanged = defineEvent(
+  'vendor.shipment.status_changed',
+  z.object({
+    shipmentId: z.uuid(),
+    orderId: z.uuid(),
+    storeId: z.uuid(),
+    status: subOrderStatusSchema,
+    previousStatus: subOrderStatusSchema,
+    courier: z.string().nullable(),
+    trackingId: z.string().nullable(),
+    trackingUrl: z.string().nullable(),
+    shippedAt: z.iso.datetime().nullable(),
+    deliveredAt: z.iso.datetime().nullable(),
+    cancelledAt: z.iso.datetime().nullable(),
+    reason: z.string().nullable(),
+    changedAt: z.iso.datetime(),
+  }),
+);
+
+// ---------------------------------------------------------------- checkout → vendor, b2b
+
+const orderItemData = z.object({
+  orderItemId: z.uuid(),
+  productId: z.uuid(),
+  variantId: z.uuid().nullable(),
+  productName: z.string(),
+  variantName: z.string().nullable(),
+  quantity: z.number().int().positive(),
+  unitPrice: moneyString,
+  weightKg: z.string().nullable(),
+});
+
+/** checkout → vendor (one shipment per sub-order), b2b (requests paid). */
+export const checkoutOrderCreated = defineEvent(
+  'checkout.order.created',
+  z.object({
+    orderId: z.uuid(),
+    shortId: z.string(),
+    customerId: z.uuid(),
+    isB2b: z.boolean(),
+    familyId: z.uuid().nullable(),
+    purchaseRequestIds: z.array(z.uuid()),
+    buyerTin: z.string().nullable(),
+    total: moneyString,
+    shippingAddress: shippingAddressSnapshot,
+    subOrders: z.array(
+      z.object({
+        subOrderId: z.uuid(),
+        storeId: z.uuid(),
+        shippingMethodId: z.uuid().nullable(),
+        subtotal: moneyString,
+        shippingFee: moneyString,
+        total: moneyString,
+        items: z.array(orderItemData),
+      }),
+    ),
+    createdAt: z.iso.datetime(),
+  }),
+);
+
+/** checkout → vendor (shipments pending_payment → paid), b2b, notifier. */
+export const checkoutOrderPaid = defineEvent(
+  'checkout.order.paid',
+  z.object({
+    orderId: z.uuid(),
+    shortId: z.string(),
+    customerId: z.uuid(),
+    isB2b: z.boolean(),
+    subOrderIds: z.array(z.uuid()),
+    total: moneyString,
+    paidAt: z.iso.datetime(),
+  }),
+);
+
+/** checkout → b2b: the parent order moved (B2B read model). */
+export const checkoutOrderStatusChanged = defineEvent(
+  'checkout.order.status_changed',
+  z.object({
+    orderId: z.uuid(),
+    isB2b: z.boolean(),
+    status: orderStatusSchema,
+    previousStatus: orderStatusSchema,
+    changedAt: z.iso.datetime(),
+  }),
+);
+
+// ---------------------------------------------------------------- admin → vendor
+
+/** admin → vendor: a carrier booking succeeded; tracking fields, status awaiting_pickup. */
+export const adminShipmentBooked = defineEvent(
+  'admin.shipment.booked',
+  z.object({
+    shipmentId: z.uuid(),
+    carrier: carrierSchema,
+    trackingNumber: z.string(),
+    trackingUrl: z.string().nullable(),
+    bookedAt: z.iso.datetime(),
+  }),
+);
+
+// ---------------------------------------------------------------- rpc
+
+/** vendor asks checkout before activating a carrier method (spec: Shipping method). */
+export const checkoutProductsMissingDimensions = defineRpc(
+  'rpc.checkout.products_missing_dimensions',
+  z.object({ storeId: z.uuid() }),
+  z.object({ products: z.array(z.object({ id: z.uuid(), name: z.string() })) }),
+);
+
+/** b2b asks checkout for a price snapshot (variant override over base price) and weight. */
+export const checkoutProductSnapshot = defineRpc(
+  'rpc.checkout.product_snapshot',
+  z.object({ productId: z.uuid(), variantId: z.uuid().nullish() }),
+  z.object({
+    productId: z.uuid(),
+    variantId: z.uuid().nullable(),
+    name: z.string(),
+    variantName: z.string().nullable(),
+    imagePath: z.string().nullable(),
+    storeId: z.uuid(),
+    storeName: z.string().nullable(),
+    status: z.enum(['draft', 'live', 'archived']),
+    unitPrice: moneyString,
+    weightKg: z.string().nullable(),
+  }),
+);
+
+/** admin's vendor-application approval creates the store (idempotent by application id). */
+export const vendorCreateStore = defineRpc(
+  'rpc.vendor.create_store',
+  z.object({
+    applicationId: z.uuid(),
+    ownerUserId: z.uuid(),
+    name: z.string().min(1).max(200),
+    description: z.string().max(5000).nullish(),
+    logoPath: z.string().nullish(),
+    bannerPath: z.string().nullish(),
+    tin: z.string(),
+    msicCode: z.string(),
+    sstRegNo: z.string().nullish(),
+    bankName: z.string(),
+    bankAccountNumber: z.string(),
+    bankAccountName: z.string(),
+    consent: z.object({ accepted: z.boolean(), acceptedAt: z.iso.datetime().nullable(), tosVersion: z.string().nullable() }),
+  }),
+  z.object({ storeId: z.uuid(), created: z.boolean() }),
+);
+
+/** admin's carrier booking asks vendor for the shipment, its items and the pickup address. */
+export const vendorBookingContext = defineRpc(
+  'rpc.vendor.booking_context',
+  z.object({ shipmentId: z.uuid() }),
+  z.object({
+    shipment: z.object({ id: z.uuid(), orderId: z.uuid(), storeId: z.uuid(), status: subOrderStatusSchema, shippingMethodId: z.uuid().nullable() }),
+    provider: carrierSchema.nullable(),
+    recipient: shippingAddressSnapshot,
+    items: z.array(z.object({ productName: z.string(), quantity: z.number().int(), weightKg: z.string().nullable() })),
+    pickupAddress: z
+      .object({ id: z.uuid(), label: z.string(), addressLine1: z.string(), postcode: z.string(), state: z.string() })
+      .nullable(),
+  }),
+);
