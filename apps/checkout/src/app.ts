@@ -1,14 +1,13 @@
 import { join } from 'node:path';
 import { createPrisma } from '@pasar/db';
 import { startService, type RunningService, type StartServiceOptions } from '@pasar/service-kit';
-import { addressRoutes } from './addresses/routes';
 import type { CheckoutConfig } from './config';
+import { features } from './features';
 import { PrismaClient } from './generated/prisma/client';
-import { userReplicaConsumer } from './users/events';
 
 export type CheckoutService = RunningService<CheckoutConfig, PrismaClient>;
 
-/** Migrates the `checkout` schema, starts the consumers and serves the checkout routes. */
+/** Migrates the `checkout` schema, starts every feature's consumers, rpc and workers, and serves its routes. */
 export function startCheckout(
   config: CheckoutConfig,
   overrides: Pick<StartServiceOptions<CheckoutConfig, PrismaClient>, 'log' | 'host'> = {},
@@ -18,8 +17,12 @@ export function startCheckout(
     config,
     prisma: createPrisma(PrismaClient, config.DATABASE_URL),
     migrationsDir: join(__dirname, '..', 'prisma', 'migrations'),
-    routes: (router, { prisma }) => addressRoutes(router, { prisma }),
-    consumers: ({ bus, prisma }) => [userReplicaConsumer(bus, prisma)],
+    publicPaths: ['/payments/notify', '/catalog/*'],
+    formPaths: ['/payments/notify'],
+    routes: (router, ctx) => features.forEach((f) => f.routes?.(router, ctx)),
+    consumers: (ctx) => features.flatMap((f) => f.consumers?.(ctx) ?? []),
+    rpc: (ctx) => features.flatMap((f) => f.rpc?.(ctx) ?? []),
+    workers: (ctx) => features.flatMap((f) => f.workers?.(ctx) ?? []),
     ...overrides,
   });
 }

@@ -18,7 +18,33 @@ export const identityUserUpserted = defineEvent(
   }),
 );
 
+/**
+ * gateway → checkout, b2b: a user with a temporary password completed account setup; their
+ * pending memberships become active and must_change_password is cleared.
+ */
+export const identityAccountSetupCompleted = defineEvent(
+  'identity.account.setup_completed',
+  z.object({
+    userId: z.uuid(),
+    fullName: z.string(),
+    phone: z.string().nullable(),
+    address: z
+      .object({
+        fullName: z.string(),
+        phone: z.string(),
+        addressLine1: z.string(),
+        addressLine2: z.string().nullable(),
+        city: z.string(),
+        postcode: z.string(),
+        state: z.string(),
+      })
+      .nullable(),
+    billing: z.object({ tin: z.string().nullable() }).nullable(),
+    completedAt: z.iso.datetime(),
+  }),
+);
+
 /** any → notifier: send an e-mail with retries. */
 export const notifyEmailRequested = defineEvent('notify.email.requested', emailMessageSchema);
 
-export const events = { identityUserUpserted, notifyEmailRequested } as const;
+export const events = { identityUserUpserted, identityAccountSetupCompleted, notifyEmailRequested } as const;
