@@ -20,11 +20,13 @@ export interface ApiRoute {
   body?: z.ZodType;
   /** Success status and body schema (null = empty body). */
   success: { status: 200 | 201 | 204; body: z.ZodType | null };
+  /** Problem answers of this endpoint beyond the ones its access and params imply (e.g. 409 duplicate). */
+  problems?: { status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 502 | 503 | 504; description: string }[];
 }
 
 export const apiRoutes: ApiRoute[] = [
-  { method: 'post', path: '/auth/sign-up', summary: 'Create a customer account and sign in', tag: 'Auth', access: 'public', body: signUpBody, success: { status: 201, body: sessionResponse } },
-  { method: 'post', path: '/auth/sign-in', summary: 'Sign in; sets the session cookie', tag: 'Auth', access: 'public', body: signInBody, success: { status: 200, body: sessionResponse } },
+  { method: 'post', path: '/auth/sign-up', summary: 'Create a customer account and sign in', tag: 'Auth', access: 'public', body: signUpBody, success: { status: 201, body: sessionResponse }, problems: [{ status: 409, description: 'email_taken: an account with this e-mail exists' }] },
+  { method: 'post', path: '/auth/sign-in', summary: 'Sign in; sets the session cookie', tag: 'Auth', access: 'public', body: signInBody, success: { status: 200, body: sessionResponse }, problems: [{ status: 401, description: 'invalid_credentials: wrong e-mail or password' }, { status: 429, description: 'rate_limited: too many failed attempts for this e-mail or IP (see Retry-After)' }] },
   { method: 'post', path: '/auth/sign-out', summary: 'End the session', tag: 'Auth', access: 'public', success: { status: 204, body: null } },
   { method: 'get', path: '/auth/session', summary: 'The signed-in user', tag: 'Auth', access: 'any', success: { status: 200, body: sessionResponse } },
   { method: 'patch', path: '/account/profile', summary: 'Change the full name', tag: 'Account', access: 'any', body: updateProfileBody, success: { status: 204, body: null } },
@@ -50,6 +52,7 @@ function operation(route: ApiRoute): ZodOpenApiOperationObject {
   if (route.access !== 'public') responses['401'] = problemResponse('No or invalid session');
   if (route.access !== 'public' && route.access !== 'any') responses['403'] = problemResponse('Wrong role');
   if (route.params) responses['404'] = problemResponse('Unknown, or not yours');
+  for (const problem of route.problems ?? []) responses[`${problem.status}`] = problemResponse(problem.description);
   return {
     summary: route.summary,
     tags: [route.tag],

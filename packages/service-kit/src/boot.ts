@@ -5,7 +5,7 @@ import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
 import { createLogger } from './logger';
-import { createService, type RunningServer, type Service } from './service';
+import { createService, type RunningServer, type Service, type ServiceOptions } from './service';
 
 /** What a Prisma client offers that the kit needs (structural: every service's client fits). */
 export interface PrismaLike {
@@ -39,6 +39,8 @@ export interface StartServiceOptions<C extends BaseConfig, P extends PrismaLike>
   rpc?: (ctx: ServiceContext<C, P>) => Subscription[];
   /** Background workers (sweeps, retries); each returns a stop function. */
   workers?: (ctx: ServiceContext<C, P>) => { name: string; stop: () => Promise<void> }[];
+  /** Extra HTTP wiring (the gateway's session check, CORS, proxy); see ServiceOptions. */
+  http?: (ctx: ServiceContext<C, P>) => Pick<ServiceOptions, 'authenticate' | 'appMiddleware' | 'beforeBody' | 'bodyLimit' | 'trustProxy'>;
   /** Runs after migrations, before the HTTP server opens (e.g. seeding). */
   beforeListen?: (ctx: ServiceContext<C, P>) => Promise<void>;
   host?: string;
@@ -79,6 +81,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
   await options.beforeListen?.(ctx);
 
   const service = createService({
+    ...options.http?.(ctx),
     name,
     log,
     identitySecret: config.IDENTITY_SECRET,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -25,12 +25,27 @@ export interface ServiceOptions {
   /** Mounts the feature routers; paths are relative to /api/v1. */
   routes: (router: Router) => void;
   /** Paths under /api/v1 that a correctly signed anonymous request may call. */
-  publicPaths?: string[];
+  publicPaths?: string[]; // an entry ending in `/*` also matches everything below it
   /** Paths under /api/v1 that also accept `application/x-www-form-urlencoded` bodies. */
   formPaths?: string[];
   /** Named readiness checks for /readyz (e.g. db, nats); each throws when not ready. */
   readiness?: Record<string, () => Promise<unknown> | unknown>;
   bodyLimit?: string;
+  /**
+   * Replaces the signed-identity check on /api/v1 (the gateway resolves its session cookie
+   * instead). It must set `req.identity` (null = anonymous) and call next; `publicPaths` then
+   * no longer apply: the handler decides who may pass.
+   */
+  authenticate?: RequestHandler;
+  /** App-level middleware after request id and logging, before /healthz and /api/v1 (CORS, security headers). */
+  appMiddleware?: RequestHandler[];
+  /**
+   * Mounted on /api/v1 after authentication and before the content-type check and the body
+   * parsers, e.g. a proxy that must forward the body untouched. Call next() for what it does not handle.
+   */
+  beforeBody?: (router: Router) => void;
+  /** Express `trust proxy` (whose X-Forwarded-For to believe for req.ip); default 'loopback'. */
+  trustProxy?: boolean | number | string;
 }
 
 export interface Service {
@@ -53,7 +68,7 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export function createService(options: ServiceOptions): Service {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', options.trustProxy ?? 'loopback');
   app.set('query parser', 'simple');
 
   const metrics = new Registry();
@@ -74,7 +89,9 @@ export function createService(options: ServiceOptions): Service {
     res.setHeader('x-request-id', req.requestId);
     const end = duration.startTimer();
     res.on('finish', () => {
-      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      // a handler without an express route (e.g. a proxy) may name its route in res.locals.routeLabel
+      const label = res.locals.routeLabel as string | undefined;
+      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : (label ?? 'unmatched');
       end({ method: req.method, route, status: String(res.statusCode) });
     });
     next();
@@ -87,6 +104,8 @@ export function createService(options: ServiceOptions): Service {
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),
   );
+
+  for (const middleware of options.appMiddleware ?? []) app.use(middleware);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service: options.name });
@@ -109,23 +128,25 @@ export function createService(options: ServiceOptions): Service {
     res.type(metrics.contentType).send(await metrics.metrics());
   });
 
-  const publicPaths = new Set((options.publicPaths ?? []).map((p) => API_PREFIX + p));
+  const isPublic = pathMatcher((options.publicPaths ?? []).map((p) => API_PREFIX + p));
   const formPaths = new Set((options.formPaths ?? []).map((p) => API_PREFIX + p));
   const api = express.Router();
 
-  // identity: every /api/v1 request carries the gateway's signature
-  api.use((req, res, next) => {
+  // identity: every /api/v1 request carries the gateway's signature (or the caller's own check)
+  if (options.authenticate) api.use(options.authenticate);
+  else api.use((req, res, next) => {
     const check = verifyIdentityHeaders(options.identitySecret, req.headers);
     if (!check.ok) {
       req.log.warn({ reason: check.reason }, 'rejected request without a valid gateway signature');
       return sendProblem(res, 401, 'unauthenticated', 'missing or invalid identity signature');
     }
     req.identity = check.identity;
-    if (!check.identity && !publicPaths.has(req.baseUrl + req.path)) {
+    if (!check.identity && !isPublic(req.baseUrl + req.path)) {
       return sendProblem(res, 401, 'unauthenticated', 'sign in first');
     }
     next();
   });
+  options.beforeBody?.(api);
   // content type: writes with a body must be JSON (form only where declared)
   api.use((req, res, next) => {
     if (!WRITE_METHODS.has(req.method)) return next();
@@ -150,6 +171,13 @@ export function createService(options: ServiceOptions): Service {
     metrics,
     listen: (port, host = '127.0.0.1') => listen(app, port, host),
   };
+}
+
+/** Exact paths, and `prefix/*` entries matching the prefix and everything below it. */
+export function pathMatcher(paths: string[]): (path: string) => boolean {
+  const exact = new Set(paths.filter((p) => !p.endsWith('/*')));
+  const prefixes = paths.filter((p) => p.endsWith('/*')).map((p) => p.slice(0, -2));
+  return (path) => exact.has(path) || prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
 export function listen(app: Express, port: number, host = '127.0.0.1'): Promise<RunningServer> {

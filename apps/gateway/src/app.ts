@@ -1,0 +1,150 @@
+import type { Bus, OutboxRelay } from '@pasar/bus';
+import { API_PREFIX, createLogger, startService, type ServiceContext } from '@pasar/service-kit';
+import type { Logger } from 'pino';
+import { accountRoutes } from './account/routes';
+import type { AuthDeps } from './auth/auth';
+import { authenticateSession } from './auth/middleware';
+import { warmPasswordDecoy } from './auth/passwords';
+import { SessionRevocations } from './auth/revocations';
+import { authRoutes } from './auth/routes';
+import { SessionCache } from './auth/session-cache';
+import { deleteExpiredSessions } from './auth/sessions';
+import { SignInLimiter } from './auth/sign-in-limiter';
+import type { GatewayConfig } from './config';
+import { MIGRATIONS_DIR, createGatewayPrisma, type GatewayPrisma } from './db';
+import { createApiReference } from './docs/reference';
+import { docsRoutes, docsShortcut } from './docs/routes';
+import { corsFor, securityHeaders } from './http/security';
+import { serveIdentityRpc } from './identity-rpc/responders';
+import { routeGate } from './proxy/gate';
+import { createUpstreamProxy } from './proxy/proxy';
+import { ROUTE_TABLE } from './proxy/route-table';
+import { compileRouteTable } from './proxy/rules';
+import { seedAdmin } from './users/admin-seed';
+
+export const SERVICE_NAME = 'gateway';
+const SESSION_SWEEP_MS = 60 * 60 * 1000;
+
+/** What tests and the launcher may swap. */
+export interface GatewayOverrides {
+  log?: Logger;
+  /** A client for the same DATABASE_URL (e.g. to share it with the test); closed with the gateway. */
+  prisma?: GatewayPrisma;
+  clock?: () => Date;
+}
+
+export interface GatewayHandle {
+  url: string;
+  port: number;
+  config: GatewayConfig;
+  prisma: GatewayPrisma;
+  bus: Bus;
+  relay: OutboxRelay;
+  log: Logger;
+  sessionCache: SessionCache;
+  /** Stops accepting, drains requests, then stops rpc, relay, NATS and the database client. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the gateway in this process: migrates `identity`, connects NATS, serves the identity
+ * rpcs, seeds the admin, and opens HTTP (auth and account routes, docs, and the proxy to the
+ * domain services behind the route table).
+ */
+export async function startGateway(config: GatewayConfig, overrides: GatewayOverrides = {}): Promise<GatewayHandle> {
+  const log = overrides.log ?? createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  const prisma = overrides.prisma ?? createGatewayPrisma(config.DATABASE_URL);
+  const clock = overrides.clock ?? (() => new Date());
+  const production = config.NODE_ENV === 'production';
+  const sessionCache = new SessionCache(config.SESSION_CACHE_TTL_MS, config.SESSION_CACHE_MAX);
+  const limiter = SignInLimiter.create(config, log);
+  const proxy = createUpstreamProxy(config, log);
+  const reference = await createApiReference({
+    specUrl: `${API_PREFIX}/openapi.json`,
+    assetsUrl: `${API_PREFIX}/docs/assets`,
+    title: 'Pasar API reference',
+  });
+
+  let deps: (AuthDeps & { production: boolean }) | undefined;
+  const depsOf = (ctx: ServiceContext<GatewayConfig, GatewayPrisma>) =>
+    (deps ??= {
+      prisma: ctx.prisma,
+      config,
+      clock,
+      production,
+      cache: sessionCache,
+      limiter,
+      revocations: new SessionRevocations(ctx.bus, sessionCache, log),
+    });
+
+  const started = startService<GatewayConfig, GatewayPrisma>({
+    name: SERVICE_NAME,
+    config,
+    prisma,
+    migrationsDir: MIGRATIONS_DIR,
+    log,
+    host: config.HOST,
+    rpc: (ctx) => {
+      const d = depsOf(ctx);
+      return [d.revocations.listen(), ...serveIdentityRpc(ctx.bus, d)];
+    },
+    workers: (ctx) => [
+      sessionSweep(ctx.prisma, clock, log),
+      { name: 'sign-in limiter', stop: () => limiter.close() },
+      { name: 'upstream agent', stop: async () => proxy.close() },
+    ],
+    beforeListen: async (ctx) => {
+      await warmPasswordDecoy();
+      if (!(await limiter.ready())) log.warn('Redis (REDIS_URL) is not answering; sign-in limits are per instance until it is');
+      if (!config.ADMIN_EMAIL || !config.ADMIN_PASSWORD) return;
+      const result = await seedAdmin(depsOf(ctx), { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD, fullName: config.ADMIN_FULL_NAME });
+      log.info({ email: config.ADMIN_EMAIL, result }, 'administrator seeded');
+    },
+    http: (ctx) => ({
+      trustProxy: config.TRUST_PROXY,
+      appMiddleware: [securityHeaders(), corsFor(config.CORS_ORIGINS), docsShortcut()],
+      authenticate: authenticateSession(depsOf(ctx)),
+      beforeBody: (router) => {
+        router.use(routeGate(compileRouteTable(ROUTE_TABLE)));
+        router.use(proxy.middleware);
+      },
+    }),
+    routes: (router, ctx) => {
+      const d = depsOf(ctx);
+      authRoutes(router, d);
+      accountRoutes(router, d);
+      docsRoutes(router, reference);
+    },
+  });
+  const running = await started.catch(async (err: unknown) => {
+    await limiter.close();
+    proxy.close();
+    await prisma.$disconnect();
+    throw err;
+  });
+  log.info({ apiReference: reference.kind }, 'gateway ready');
+
+  return {
+    url: running.url,
+    port: running.http.port,
+    config,
+    prisma,
+    bus: running.bus,
+    relay: running.relay,
+    log,
+    sessionCache,
+    close: () => running.close(),
+  };
+}
+
+/** Deletes expired sessions now and then (every instance may; the delete is idempotent). */
+function sessionSweep(prisma: GatewayPrisma, clock: () => Date, log: Logger): { name: string; stop: () => Promise<void> } {
+  const timer = setInterval(() => {
+    deleteExpiredSessions(prisma, clock()).then(
+      (count) => count && log.info({ count }, 'expired sessions deleted'),
+      (err: unknown) => log.warn({ err }, 'expired-session sweep failed'),
+    );
+  }, SESSION_SWEEP_MS);
+  timer.unref();
+  return { name: 'session sweep', stop: async () => clearInterval(timer) };
+}

@@ -1,0 +1,69 @@
+import { ConfigError, DEV_IDENTITY_SECRET } from '@pasar/service-kit';
+import { loadGatewayConfig } from './config';
+
+const base = { IDENTITY_SECRET: 'x'.repeat(32) };
+
+describe('gateway config', () => {
+  it('has defaults that work locally', () => {
+    const config = loadGatewayConfig(base);
+    expect(config).toMatchObject({
+      PORT: 8080,
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/postgres?schema=identity',
+      CHECKOUT_URL: 'http://127.0.0.1:4001',
+      B2B_URL: 'http://127.0.0.1:4002',
+      VENDOR_URL: 'http://127.0.0.1:4003',
+      ADMIN_URL: 'http://127.0.0.1:4004',
+      UPSTREAM_TIMEOUT_MS: 10_000,
+      CORS_ORIGINS: [],
+      SIGN_IN_LIMIT_PER_EMAIL: 10,
+      SIGN_IN_LIMIT_PER_IP: 50,
+      SESSION_TTL_DAYS: 7,
+    });
+    expect(config.REDIS_URL).toBeUndefined();
+    expect(config.ADMIN_EMAIL).toBeUndefined();
+  });
+
+  it('uses the development identity secret outside production only', () => {
+    expect(loadGatewayConfig({}).IDENTITY_SECRET).toBe(DEV_IDENTITY_SECRET);
+    expect(() => loadGatewayConfig({ NODE_ENV: 'production' })).toThrow(/IDENTITY_SECRET/);
+  });
+
+  it('splits CORS origins and lower-cases the admin e-mail', () => {
+    const config = loadGatewayConfig({
+      ...base,
+      CORS_ORIGINS: 'http://localhost:3000, https://shop.example ,',
+      ADMIN_EMAIL: 'Admin@Pasar.Local',
+      ADMIN_PASSWORD: 'long enough',
+      REDIS_URL: '',
+    });
+    expect(config.CORS_ORIGINS).toEqual(['http://localhost:3000', 'https://shop.example']);
+    expect(config.ADMIN_EMAIL).toBe('admin@pasar.local');
+    expect(config.REDIS_URL).toBeUndefined();
+  });
+
+  it('fails fast naming every bad variable', () => {
+    let error: unknown;
+    try {
+      loadGatewayConfig({ IDENTITY_SECRET: 'short', CHECKOUT_URL: 'not a url', UPSTREAM_TIMEOUT_MS: '-1' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/IDENTITY_SECRET/);
+    expect(message).toMatch(/CHECKOUT_URL/);
+    expect(message).toMatch(/UPSTREAM_TIMEOUT_MS/);
+  });
+
+  it('reads TRUST_PROXY as express does', () => {
+    expect(loadGatewayConfig(base).TRUST_PROXY).toBe('loopback');
+    expect(loadGatewayConfig({ ...base, TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(loadGatewayConfig({ ...base, TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadGatewayConfig({ ...base, TRUST_PROXY: '10.0.0.0/8,loopback' }).TRUST_PROXY).toBe('10.0.0.0/8,loopback');
+  });
+
+  it('wants ADMIN_EMAIL and ADMIN_PASSWORD together', () => {
+    expect(() => loadGatewayConfig({ ...base, ADMIN_EMAIL: 'admin@pasar.local' })).toThrow(/ADMIN_EMAIL and ADMIN_PASSWORD together/);
+  });
+});

@@ -1,0 +1,252 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { identityCreateUser } from '@pasar/contracts';
+import { callRpc } from '@pasar/bus';
+import { createService, type RunningServer } from '@pasar/service-kit';
+import { TEST_IDENTITY_SECRET, freePort, silentLog } from '@pasar/testkit';
+import request from 'supertest';
+import { createTestWorld, signIn, signUp, uniqueEmail, type SignedInUser, type TestWorld } from '../../test/harness';
+import type { GatewayHandle } from '../app';
+
+interface Echo {
+  service: string;
+  method: string;
+  path: string;
+  identity: { userId: string; role: string; email: string } | null;
+  requestId: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+/** A domain service as the real ones are built (service-kit: signed identity check), answering with what it got. */
+async function startEchoService(name: string, publicPaths: string[] = []): Promise<RunningServer> {
+  const service = createService({
+    name,
+    log: silentLog,
+    identitySecret: TEST_IDENTITY_SECRET,
+    publicPaths,
+    formPaths: ['/payments/notify'],
+    routes: (router) => {
+      router.get('/checkout/slow', async (_req, res) => {
+        await new Promise((r) => setTimeout(r, 1500));
+        res.json({ late: true });
+      });
+      router.get('/checkout/created', (_req, res) => {
+        res.status(201).location('/api/v1/checkout/created/1').setHeader('x-upstream', 'yes').json({ id: 1 });
+      });
+      router.all('/{*rest}', (req, res) => {
+        const echo: Echo = {
+          service: name,
+          method: req.method,
+          path: req.originalUrl,
+          identity: req.identity,
+          requestId: req.requestId,
+          headers: req.headers,
+          body: req.body,
+        };
+        res.json(echo);
+      });
+    },
+  });
+  return service.listen(0);
+}
+
+describe('proxy', () => {
+  let world: TestWorld;
+  let gateway: GatewayHandle;
+  let checkout: RunningServer;
+  let vendor: RunningServer;
+  let admin: RunningServer;
+  let customer: SignedInUser;
+  let vendorUser: SignedInUser;
+  let adminUser: SignedInUser;
+  const password = 'correct horse battery';
+
+  async function createAndSignIn(role: 'vendor' | 'admin'): Promise<SignedInUser> {
+    const email = uniqueEmail(role);
+    await callRpc(world.peer.bus, identityCreateUser, { email, fullName: `A ${role}`, role, password, mustChangePassword: false });
+    return signIn(gateway.url, email, password);
+  }
+
+  beforeAll(async () => {
+    world = await createTestWorld();
+    checkout = await startEchoService('checkout', ['/catalog/products', '/payments/notify']);
+    vendor = await startEchoService('vendor');
+    admin = await startEchoService('admin');
+    gateway = await world.start({
+      CHECKOUT_URL: checkout.url,
+      VENDOR_URL: vendor.url,
+      ADMIN_URL: admin.url,
+      B2B_URL: `http://127.0.0.1:${await freePort()}`, // nothing listens there
+      UPSTREAM_TIMEOUT_MS: '500',
+      CORS_ORIGINS: 'http://shop.example',
+    });
+    customer = await signUp(gateway.url, uniqueEmail('customer'), password);
+    vendorUser = await createAndSignIn('vendor');
+    adminUser = await createAndSignIn('admin');
+  });
+  afterAll(async () => {
+    await world.close();
+    await checkout.close();
+    await vendor.close();
+    await admin.close();
+  });
+
+  it('forwards a signed-in request with its identity, keeping the path and query', async () => {
+    const res = await request(gateway.url).get('/api/v1/account/addresses?page=2').set('Cookie', customer.cookie).expect(200);
+    const echo = res.body as Echo;
+    expect(echo).toMatchObject({
+      service: 'checkout',
+      method: 'GET',
+      path: '/api/v1/account/addresses?page=2',
+      identity: { userId: customer.id, role: 'customer', email: customer.email },
+    });
+    // the request id is the gateway's, forwarded and signed
+    expect(echo.requestId).toBe(res.headers['x-request-id']);
+    expect(echo.headers['x-request-id']).toBe(res.headers['x-request-id']);
+    // the session cookie stays at the gateway
+    expect(echo.headers.cookie).toBeUndefined();
+  });
+
+  it('strips forged x-pasar-* headers: only the gateway speaks for the caller', async () => {
+    const forged = {
+      'x-pasar-user-id': '00000000-0000-4000-8000-000000000000',
+      'x-pasar-role': 'admin',
+      'x-pasar-email': 'evil@example.test',
+      'x-pasar-sig': 'f'.repeat(64),
+      'x-pasar-ts': String(Date.now()),
+      'x-pasar-extra': 'nope',
+    };
+    const asCustomer = await request(gateway.url).get('/api/v1/checkout/pending-order').set(forged).set('Cookie', customer.cookie).expect(200);
+    expect((asCustomer.body as Echo).identity).toEqual({ userId: customer.id, role: 'customer', email: customer.email });
+    expect((asCustomer.body as Echo).headers['x-pasar-extra']).toBeUndefined();
+
+    const anonymous = await request(gateway.url).get('/api/v1/catalog/products').set(forged).expect(200);
+    expect((anonymous.body as Echo).identity).toBeNull();
+  });
+
+  it('lets anonymous callers reach public paths (signed as anonymous)', async () => {
+    const res = await request(gateway.url).get('/api/v1/catalog/products?q=batik').expect(200);
+    expect(res.body).toMatchObject({ service: 'checkout', path: '/api/v1/catalog/products?q=batik', identity: null });
+  });
+
+  it('forwards bodies untouched: JSON and the form-encoded payment notification', async () => {
+    const json = await request(gateway.url)
+      .post('/api/v1/checkout/submit')
+      .set('Cookie', customer.cookie)
+      .send({ addressId: 'a', items: [{ productId: 'p', quantity: 2 }] })
+      .expect(200);
+    expect((json.body as Echo).body).toEqual({ addressId: 'a', items: [{ productId: 'p', quantity: 2 }] });
+
+    const form = await request(gateway.url).post('/api/v1/payments/notify').type('form').send('tranID=123&status=00&skey=abc').expect(200);
+    expect(form.body).toMatchObject({ identity: null, body: { tranID: '123', status: '00', skey: 'abc' } });
+  });
+
+  it('passes the upstream answer through (status, headers, body)', async () => {
+    const res = await request(gateway.url).get('/api/v1/checkout/created').set('Cookie', customer.cookie).expect(201);
+    expect(res.headers.location).toBe('/api/v1/checkout/created/1');
+    expect(res.headers['x-upstream']).toBe('yes');
+    expect(res.body).toEqual({ id: 1 });
+  });
+
+  it('passes upstream problems through unchanged (here: the upstream 415)', async () => {
+    const res = await request(gateway.url).post('/api/v1/checkout/submit').set('Cookie', customer.cookie).type('text').send('x').expect(415);
+    expect(res.body).toMatchObject({ code: 'unsupported_media_type' });
+  });
+
+  it('answers 401 without a session on a non-public route', async () => {
+    for (const path of ['/api/v1/checkout/submit', '/api/v1/account/addresses', '/api/v1/vendor/shipments', '/api/v1/admin/vouchers', '/api/v1/b2b/context']) {
+      const res = await request(gateway.url).get(path).expect(401);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 401, code: 'unauthenticated' });
+    }
+  });
+
+  it('answers 403 to the wrong role', async () => {
+    const vendorOnly = await request(gateway.url).get('/api/v1/vendor/shipments').set('Cookie', customer.cookie).expect(403);
+    expect(vendorOnly.body).toMatchObject({ status: 403, code: 'forbidden' });
+    await request(gateway.url).get('/api/v1/admin/vouchers').set('Cookie', vendorUser.cookie).expect(403);
+    await request(gateway.url).get('/api/v1/vendor/products').set('Cookie', adminUser.cookie).expect(403);
+  });
+
+  it('sends each prefix to its service', async () => {
+    const cases: [string, SignedInUser, string][] = [
+      ['/api/v1/vendor/products/x', vendorUser, 'checkout'],
+      ['/api/v1/vendor/returns', vendorUser, 'checkout'],
+      ['/api/v1/vendor/shipments/x', vendorUser, 'vendor'],
+      ['/api/v1/admin/vouchers', adminUser, 'checkout'],
+      ['/api/v1/admin/categories', adminUser, 'checkout'],
+      ['/api/v1/admin/shipments/x/label-url', adminUser, 'admin'],
+      ['/api/v1/admin/vendor-applications', adminUser, 'admin'],
+      ['/api/v1/vendor-applications', customer, 'admin'],
+      ['/api/v1/family/cart', customer, 'checkout'],
+    ];
+    for (const [path, user, service] of cases) {
+      const res = await request(gateway.url).get(path).set('Cookie', user.cookie).expect(200);
+      expect(res.body).toMatchObject({ service, path, identity: { userId: user.id } });
+    }
+  });
+
+  it('answers 404 problem for paths no route serves', async () => {
+    for (const path of ['/api/v1/nothing', '/api/v1/payments/other', '/api/v1/admin', '/api/v1/catalog/../admin/vouchers']) {
+      const res = await request(gateway.url).get(path).set('Cookie', adminUser.cookie).expect(404);
+      expect(res.body).toMatchObject({ status: 404, code: 'not_found' });
+    }
+  });
+
+  it('answers 503 service_unavailable when the service is down', async () => {
+    const res = await request(gateway.url).get('/api/v1/b2b/context').set('Cookie', customer.cookie).expect(503);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 503, code: 'service_unavailable', requestId: res.headers['x-request-id'] });
+  });
+
+  it('answers 504 when the service does not answer in time', async () => {
+    const started = Date.now();
+    const res = await request(gateway.url).get('/api/v1/checkout/slow').set('Cookie', customer.cookie).expect(504);
+    expect(res.body).toMatchObject({ status: 504, code: 'upstream_timeout' });
+    expect(Date.now() - started).toBeLessThan(1400);
+  });
+
+  it('answers 502 when the service breaks the connection', async () => {
+    const broken: Server = createServer((req) => req.socket.destroy());
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    const port = (broken.address() as AddressInfo).port;
+    const other = await world.start({ CHECKOUT_URL: `http://127.0.0.1:${port}` });
+    try {
+      const res = await request(other.url).get('/api/v1/catalog/products').expect(502);
+      expect(res.body).toMatchObject({ status: 502, code: 'bad_gateway' });
+    } finally {
+      await new Promise<void>((resolve) => broken.close(() => resolve()));
+    }
+  });
+
+  it('answers CORS preflights for configured origins only, with credentials', async () => {
+    const allowed = await request(gateway.url)
+      .options('/api/v1/checkout/submit')
+      .set('Origin', 'http://shop.example')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'content-type')
+      .expect(204);
+    expect(allowed.headers['access-control-allow-origin']).toBe('http://shop.example');
+    expect(allowed.headers['access-control-allow-credentials']).toBe('true');
+    expect(allowed.headers['access-control-max-age']).toBe('600');
+
+    const other = await request(gateway.url).options('/api/v1/checkout/submit').set('Origin', 'http://evil.example').set('Access-Control-Request-Method', 'POST');
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+
+    const simple = await request(gateway.url).get('/api/v1/catalog/products').set('Origin', 'http://shop.example').expect(200);
+    expect(simple.headers['access-control-allow-origin']).toBe('http://shop.example');
+  });
+
+  it('sets security headers on proxied answers too', async () => {
+    const res = await request(gateway.url).get('/api/v1/catalog/products').expect(200);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+    expect(res.headers['strict-transport-security']).toBeDefined();
+  });
+
+  it('reports proxied requests in /metrics by route prefix', async () => {
+    const metrics = await request(gateway.url).get('/metrics').expect(200);
+    expect(metrics.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/v1\/catalog"/);
+  });
+});

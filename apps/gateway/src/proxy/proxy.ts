@@ -1,0 +1,83 @@
+import { Agent } from 'node:http';
+import type { Socket } from 'node:net';
+import { sendProblem, signIdentityHeaders } from '@pasar/service-kit';
+import type { Request, RequestHandler, Response } from 'express';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config';
+import { routeOf } from './gate';
+import type { Upstream } from './route-table';
+import { UPSTREAM_TIMEOUT_CODE, classifyProxyError, forwardHeaders } from './rules';
+
+type ProxyConfig = Pick<
+  GatewayConfig,
+  'CHECKOUT_URL' | 'B2B_URL' | 'VENDOR_URL' | 'ADMIN_URL' | 'UPSTREAM_TIMEOUT_MS' | 'UPSTREAM_MAX_SOCKETS' | 'IDENTITY_SECRET'
+>;
+
+export interface UpstreamProxy {
+  /** Mount after the route gate: proxies what the table sends upstream, passes the rest on. */
+  middleware: RequestHandler;
+  /** Closes the pooled upstream sockets. */
+  close(): void;
+}
+
+/**
+ * Forwards requests to the domain services with http-proxy-middleware over a keep-alive agent.
+ * The body is streamed untouched (nothing parses it before); the path is kept as is
+ * (/api/v1/...); identity travels in signed headers only.
+ */
+export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamProxy {
+  const agent = new Agent({ keepAlive: true, maxSockets: config.UPSTREAM_MAX_SOCKETS, maxFreeSockets: 64, timeout: 60_000 });
+  const targets: Record<Upstream, string> = {
+    checkout: config.CHECKOUT_URL,
+    b2b: config.B2B_URL,
+    vendor: config.VENDOR_URL,
+    admin: config.ADMIN_URL,
+  };
+
+  const proxyFor = (upstream: Upstream) =>
+    createProxyMiddleware<Request, Response>({
+      target: targets[upstream],
+      agent,
+      changeOrigin: true,
+      xfwd: true,
+      on: {
+        proxyReq: (proxyReq) => {
+          proxyReq.setTimeout(config.UPSTREAM_TIMEOUT_MS, () => {
+            const err = Object.assign(new Error(`no answer within ${config.UPSTREAM_TIMEOUT_MS} ms`), { code: UPSTREAM_TIMEOUT_CODE });
+            proxyReq.destroy(err);
+          });
+        },
+        error: (err, req, res) => {
+          const code = (err as NodeJS.ErrnoException).code;
+          const failure = classifyProxyError(code, upstream);
+          log.warn({ err: err.message, code, upstream, path: req.url, requestId: req.requestId }, 'proxy to upstream failed');
+          if (!isResponse(res)) return res.destroy();
+          if (res.headersSent) return void res.destroy();
+          sendProblem(res, failure.status, failure.code, failure.detail);
+        },
+      },
+    });
+
+  const proxies: Record<Upstream, ReturnType<typeof proxyFor>> = {
+    checkout: proxyFor('checkout'),
+    b2b: proxyFor('b2b'),
+    vendor: proxyFor('vendor'),
+    admin: proxyFor('admin'),
+  };
+
+  const middleware: RequestHandler = (req, res, next) => {
+    const route = routeOf(res);
+    if (!route || route.to === 'gateway') return next();
+    const signed = signIdentityHeaders(config.IDENTITY_SECRET, req.identity, req.requestId);
+    req.headers = forwardHeaders(req.headers, signed, req.requestId);
+    req.url = req.originalUrl; // keep /api/v1/... (express strips the mount path)
+    void proxies[route.to](req, res, next);
+  };
+
+  return { middleware, close: () => agent.destroy() };
+}
+
+function isResponse(res: Response | Socket): res is Response {
+  return typeof (res as Response).writeHead === 'function';
+}

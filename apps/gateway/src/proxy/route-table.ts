@@ -1,0 +1,49 @@
+/** Where a path under /api/v1 is served. */
+export type Upstream = 'checkout' | 'b2b' | 'vendor' | 'admin';
+export type RouteTarget = 'gateway' | Upstream;
+/** `public`: anyone; `any`: signed in; `vendor`/`admin`: signed in with that role (the coarse gate of DESIGN §1). */
+export type RouteAccess = 'public' | 'any' | 'vendor' | 'admin';
+
+export interface GatewayRoute {
+  /** Path prefix under /api/v1, matched on whole segments (`/vendor` does not match `/vendor-applications`). */
+  prefix: string;
+  to: RouteTarget;
+  access: RouteAccess;
+}
+
+/**
+ * The gateway's route table (DESIGN §1): the longest matching prefix wins; a path no entry
+ * matches is a 404. Fine-grained rules (customer only, B2B roles, ownership) live in the services.
+ */
+export const ROUTE_TABLE: readonly GatewayRoute[] = [
+  // served by the gateway itself
+  { prefix: '/auth', to: 'gateway', access: 'public' },
+  { prefix: '/account/profile', to: 'gateway', access: 'any' },
+  { prefix: '/openapi.json', to: 'gateway', access: 'public' },
+  { prefix: '/docs', to: 'gateway', access: 'public' },
+
+  // checkout
+  { prefix: '/checkout', to: 'checkout', access: 'any' },
+  { prefix: '/catalog', to: 'checkout', access: 'public' },
+  { prefix: '/payments/notify', to: 'checkout', access: 'public' },
+  { prefix: '/family', to: 'checkout', access: 'any' },
+  { prefix: '/account', to: 'checkout', access: 'any' },
+  { prefix: '/vendor/products', to: 'checkout', access: 'vendor' },
+  { prefix: '/vendor/returns', to: 'checkout', access: 'vendor' },
+  { prefix: '/admin/vouchers', to: 'checkout', access: 'admin' },
+  { prefix: '/admin/kol-codes', to: 'checkout', access: 'admin' },
+  { prefix: '/admin/categories', to: 'checkout', access: 'admin' },
+
+  // vendor
+  { prefix: '/vendor', to: 'vendor', access: 'vendor' },
+
+  // b2b
+  { prefix: '/b2b', to: 'b2b', access: 'any' },
+  { prefix: '/admin/b2b', to: 'b2b', access: 'admin' },
+
+  // admin
+  { prefix: '/vendor-applications', to: 'admin', access: 'any' },
+  { prefix: '/admin/vendor-applications', to: 'admin', access: 'admin' },
+  { prefix: '/admin/shipments', to: 'admin', access: 'admin' },
+  { prefix: '/admin/shipping', to: 'admin', access: 'admin' },
+];

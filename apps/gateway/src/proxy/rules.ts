@@ -1,0 +1,74 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Role } from '@pasar/contracts';
+import type { GatewayRoute, RouteAccess } from './route-table';
+
+/** The table ordered for matching: longest prefix first (ties keep table order). */
+export function compileRouteTable(table: readonly GatewayRoute[]): readonly GatewayRoute[] {
+  for (const route of table) {
+    if (!/^(\/[A-Za-z0-9._-]+)+$/.test(route.prefix)) throw new Error(`bad route prefix "${route.prefix}"`);
+  }
+  return table
+    .map((route, index) => ({ route, index }))
+    .sort((a, b) => b.route.prefix.length - a.route.prefix.length || a.index - b.index)
+    .map(({ route }) => route);
+}
+
+/**
+ * A path is served only in its plain form: no empty, `.` or `..` segments (also percent-encoded),
+ * so a path cannot pass the gate as one route and reach a service as another.
+ */
+export function isPlainPath(path: string): boolean {
+  if (!path.startsWith('/')) return false;
+  const segments = path.slice(1).split('/');
+  return segments.every((segment, i) => {
+    if (segment === '') return i === segments.length - 1; // one trailing slash is fine
+    const decoded = segment.replace(/%2e/gi, '.');
+    return decoded !== '.' && decoded !== '..' && !/%2f|%5c/i.test(segment);
+  });
+}
+
+/** The route for a path under /api/v1 (the first of the compiled table whose prefix matches whole segments). */
+export function matchRoute(compiled: readonly GatewayRoute[], path: string): GatewayRoute | undefined {
+  if (!isPlainPath(path)) return undefined;
+  return compiled.find((route) => path === route.prefix || path.startsWith(`${route.prefix}/`));
+}
+
+export type AccessDecision = 'allow' | 'unauthenticated' | 'forbidden';
+
+/** The coarse gate: public for anyone, `any` for every signed-in user, `vendor`/`admin` for that role only. */
+export function decideAccess(access: RouteAccess, caller: { role: Role } | null): AccessDecision {
+  if (access === 'public') return 'allow';
+  if (!caller) return 'unauthenticated';
+  if (access === 'any' || caller.role === access) return 'allow';
+  return 'forbidden';
+}
+
+/**
+ * The headers an upstream gets: the incoming ones without any `x-pasar-*` (only the gateway may
+ * speak for the caller) and without the session cookie, plus the signed identity headers.
+ */
+export function forwardHeaders(incoming: IncomingHttpHeaders, signed: Record<string, string>, requestId: string): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    const lower = name.toLowerCase();
+    if (lower.startsWith('x-pasar-') || lower === 'cookie') continue;
+    headers[lower] = value;
+  }
+  return { ...headers, ...signed, 'x-request-id': requestId };
+}
+
+export type ProxyFailure = { status: 502 | 503 | 504; code: string; detail: string };
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EHOSTDOWN']);
+export const UPSTREAM_TIMEOUT_CODE = 'UPSTREAM_TIMEOUT';
+
+/** How a failed proxy attempt is answered: unreachable 503, timed out 504, anything else 502. */
+export function classifyProxyError(code: string | undefined, upstream: string): ProxyFailure {
+  if (code && UNREACHABLE.has(code)) {
+    return { status: 503, code: 'service_unavailable', detail: `the ${upstream} service is not reachable; try again` };
+  }
+  if (code === UPSTREAM_TIMEOUT_CODE || code === 'ETIMEDOUT') {
+    return { status: 504, code: 'upstream_timeout', detail: `the ${upstream} service did not answer in time` };
+  }
+  return { status: 502, code: 'bad_gateway', detail: `the ${upstream} service gave no valid answer` };
+}
