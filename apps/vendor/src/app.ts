@@ -2,15 +2,24 @@ import { join } from 'node:path';
 import { createPrisma } from '@pasar/db';
 import { startService, type RunningService, type StartServiceOptions } from '@pasar/service-kit';
 import type { VendorConfig } from './config';
+import { features } from './features';
 import { PrismaClient } from './generated/prisma/client';
 
 export type VendorService = RunningService<VendorConfig, PrismaClient>;
 
-/** Migrates the `vendor` schema and serves vendor's routes (none yet: health, readiness, metrics). */
+/** Migrates the `vendor` schema, starts every feature's consumers and rpc responders, and serves its routes. */
 export function startVendor(
   config: VendorConfig,
   overrides: Pick<StartServiceOptions<VendorConfig, PrismaClient>, 'log' | 'host'> = {},
 ): Promise<VendorService> {
-  const prisma = createPrisma(PrismaClient, config.DATABASE_URL);
-  return startService({ name: 'vendor', config, prisma, migrationsDir: join(__dirname, '..', 'prisma', 'migrations'), ...overrides });
+  return startService({
+    name: 'vendor',
+    config,
+    prisma: createPrisma(PrismaClient, config.DATABASE_URL),
+    migrationsDir: join(__dirname, '..', 'prisma', 'migrations'),
+    routes: (router, ctx) => features.forEach((feature) => feature.routes?.(router, ctx)),
+    consumers: (ctx) => features.flatMap((feature) => feature.consumers?.(ctx) ?? []),
+    rpc: (ctx) => features.flatMap((feature) => feature.rpc?.(ctx) ?? []),
+    ...overrides,
+  });
 }

@@ -1,0 +1,23 @@
+import type { Bus } from '@pasar/bus';
+import type { VendorConfig } from './config';
+import type { Prisma, PrismaClient } from './generated/prisma/client';
+
+/** What vendor's use cases take, explicitly; each names the part it needs (`Pick<VendorDeps, 'prisma'>`). */
+export interface VendorDeps {
+  prisma: PrismaClient;
+  bus: Bus;
+  config: VendorConfig;
+  clock?: () => Date;
+}
+
+export type Tx = Prisma.TransactionClient;
+
+/** Every event vendor writes to its outbox names this source. */
+export const EVENT_SOURCE = { source: 'vendor' } as const;
+
+export const now = (deps: Pick<VendorDeps, 'clock'>): Date => deps.clock?.() ?? new Date();
+
+/** A transaction-scoped advisory lock: writers of one key (a store's addresses, one application) take turns. */
+export async function lockKey(tx: Tx, key: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
+}
