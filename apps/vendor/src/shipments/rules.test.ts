@@ -8,7 +8,7 @@ describe('the shipment state machine (DESIGN §5)', () => {
     ['pay', ['pending_payment'], 'paid'],
     ['process', ['paid'], 'processing'],
     ['ship', ['paid', 'processing', 'awaiting_pickup', 'shipped'], 'shipped'],
-    ['deliver', ['pending_payment', 'paid', 'processing', 'awaiting_pickup', 'shipped'], 'delivered'],
+    ['deliver', ['paid', 'processing', 'awaiting_pickup', 'shipped'], 'delivered'],
     ['cancel', ['paid', 'processing'], 'cancelled'],
     ['book', ['paid', 'processing'], 'awaiting_pickup'],
   ])('%s is allowed exactly from %j and leads to %s', (action, allowed, to) => {

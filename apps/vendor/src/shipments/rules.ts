@@ -3,8 +3,6 @@ import type { SubOrderStatus } from '@pasar/contracts';
 /** What moves a shipment (sub-order), DESIGN §5: vendor actions, checkout's payment, admin's booking. */
 export type ShipmentAction = 'pay' | 'process' | 'ship' | 'deliver' | 'cancel' | 'book';
 
-const ALL: readonly SubOrderStatus[] = ['pending_payment', 'paid', 'processing', 'awaiting_pickup', 'shipped', 'delivered', 'cancelled'];
-
 interface Transition {
   from: readonly SubOrderStatus[];
   to: SubOrderStatus;
@@ -12,13 +10,14 @@ interface Transition {
 
 /**
  * The state machine. Ship is allowed again from shipped (a re-ship corrects tracking). Deliver is
- * refused only from delivered and cancelled (DESIGN §5).
+ * refused from delivered and cancelled (DESIGN §5) and also from pending_payment: an unpaid
+ * sub-order is never handed over (DESIGN leaves it open; delivering unpaid goods is a loss).
  */
 export const TRANSITIONS: Record<ShipmentAction, Transition> = {
   pay: { from: ['pending_payment'], to: 'paid' },
   process: { from: ['paid'], to: 'processing' },
   ship: { from: ['paid', 'processing', 'awaiting_pickup', 'shipped'], to: 'shipped' },
-  deliver: { from: ALL.filter((s) => s !== 'delivered' && s !== 'cancelled'), to: 'delivered' },
+  deliver: { from: ['paid', 'processing', 'awaiting_pickup', 'shipped'], to: 'delivered' },
   cancel: { from: ['paid', 'processing'], to: 'cancelled' },
   book: { from: ['paid', 'processing'], to: 'awaiting_pickup' },
 };
