@@ -1,6 +1,31 @@
 import { serviceConfigSchema } from '@pasar/service-kit';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** checkout's env (DESIGN §8): local defaults everywhere but IDENTITY_SECRET in production. */
-export const checkoutConfigSchema = serviceConfigSchema({ port: 4001, schema: 'checkout' }, {});
+export const checkoutConfigSchema = serviceConfigSchema({ port: 4001, schema: 'checkout' }, {
+  /** Where people open the app; links in e-mails (the family invite's setup link) start with it. */
+  APP_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080'),
+  /** Public storage location: an image URL is this + '/' + the stored path (DESIGN §7). */
+  PUBLIC_STORAGE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080/storage'),
+  // payments (DESIGN §6): the hosted payment page and its signatures; the dev defaults only reach a sandbox
+  PAYMENT_MERCHANT_ID: z.string().min(1).default('pasar_dev'),
+  PAYMENT_VERIFY_KEY: z.string().min(1).default('pasar-dev-verify-key'),
+  PAYMENT_SECRET_KEY: z.string().min(1).default('pasar-dev-secret-key'),
+  PAYMENT_PAGE_URL: z.url({ protocol: /^https?$/ }).default('https://sandbox.payment.example/RMS/pay'),
+  /** true: initiate marks the order paid itself (honoured only when NODE_ENV is not production). */
+  PAYMENT_MOCK: z.stringbool().default(false),
+  PAYMENT_RETURN_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080/payment/return'),
+  PAYMENT_CALLBACK_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080/api/v1/payments/notify'),
+  /** How often the durable sweep expires unpaid orders past expires_at. */
+  ORDER_EXPIRY_SWEEP_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
+  /** How long an unpaid order holds stock, voucher, points (DESIGN §5): `30m`, `90s`, `2h`, `1500ms`; read as milliseconds. */
+  ORDER_PAYMENT_TTL: z
+    .string()
+    .regex(/^\d{1,9}(ms|s|m|h)$/, 'a duration such as 30m, 90s, 2h or 1500ms')
+    .default('30m')
+    .transform((ttl) => {
+      const [, amount, unit] = /^(\d+)(ms|s|m|h)$/.exec(ttl) as RegExpExecArray;
+      return Number(amount) * ({ ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as Record<string, number>)[unit];
+    }),
+});
 export type CheckoutConfig = z.infer<typeof checkoutConfigSchema>;

@@ -1,6 +1,15 @@
 import type { ServiceContext, StartServiceOptions } from '@pasar/service-kit';
 import type { Router } from 'express';
 import { addressRoutes } from './addresses/routes';
+import { catalogFeature } from './catalog/feature';
+import { familyFeature } from './family/feature';
+import { orderLifecycleFeature } from './lifecycle/feature';
+import { ordersFeature } from './orders/feature';
+import { paymentsFeature } from './payments/feature';
+import { profileFeature } from './profile/feature';
+import { followsFeature } from './follows/feature';
+import { returnsFeature } from './returns/feature';
+import { wishlistFeature } from './wishlist/feature';
 import type { CheckoutConfig } from './config';
 import type { PrismaClient } from './generated/prisma/client';
 import { userReplicaConsumer } from './users/events';
@@ -20,4 +29,13 @@ export interface CheckoutFeature {
 export const features: CheckoutFeature[] = [
   { name: 'addresses', routes: (router, { prisma }) => addressRoutes(router, { prisma }) },
   { name: 'users', consumers: ({ bus, prisma }) => [userReplicaConsumer(bus, prisma)] },
+  catalogFeature,
+  familyFeature,
+  paymentsFeature,
+  orderLifecycleFeature,
+  ordersFeature,
+  profileFeature,
+  wishlistFeature,
+  followsFeature,
+  returnsFeature,
 ];

@@ -26,7 +26,8 @@ export const emailTemplateSchema = z.discriminatedUnion('template', [
       inviterName: personName,
       groupName: z.string().min(1).max(200),
       email: z.email(),
-      temporaryPassword: z.string().min(1),
+      /** Null when the invitee already had an account: they sign in with their own password. */
+      temporaryPassword: z.string().min(1).nullable(),
       setupUrl: emailLink,
     }),
   }),

@@ -63,6 +63,21 @@ describe('renderEmail', () => {
     expect(rendered.html).toContain('<title>Siti &amp; Co invited you to Acme &lt;Trading&gt; Sdn Bhd on Pasar</title>');
   });
 
+  it('invite for an existing account: no password in the body', () => {
+    const vars = {
+      fullName: 'Existing',
+      inviterName: 'Siti',
+      groupName: 'The Tans',
+      email: 'existing@example.test',
+      temporaryPassword: null,
+      setupUrl: 'https://pasar.example/account/setup',
+    };
+    const rendered = renderEmail(message({ template: 'invite', vars }));
+    expect(rendered.text).not.toContain('Temporary password');
+    expect(rendered.text).toContain('your current Pasar password');
+    expect(rendered.text).toContain('existing@example.test');
+  });
+
   it('order_confirmation: short id and total in MYR', () => {
     const vars = { fullName: hostile('Buyer'), shortId: 'PSR-<1A2B>', total: '1234.50' };
     const rendered = renderEmail(message({ template: 'order_confirmation', vars }));

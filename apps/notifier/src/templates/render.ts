@@ -34,13 +34,25 @@ export const templates: { readonly [T in EmailTemplateName]: TemplateRenderer<T>
       { kind: 'paragraph', text: `${vars.inviterName} invited you to join ${vars.groupName} on Pasar. Sign in with these details:` },
       {
         kind: 'details',
-        rows: [
-          ['E-mail', vars.email],
-          ['Temporary password', vars.temporaryPassword],
-        ],
+        rows: vars.temporaryPassword
+          ? [
+              ['E-mail', vars.email],
+              ['Temporary password', vars.temporaryPassword],
+            ]
+          : [
+              ['E-mail', vars.email],
+              ['Password', 'your current Pasar password'],
+            ],
       },
-      { kind: 'action', label: 'Set up your account', url: vars.setupUrl },
-      { kind: 'paragraph', text: 'You will be asked to choose your own password and complete your details when you first sign in.' },
+      vars.temporaryPassword
+        ? { kind: 'action', label: 'Set up your account', url: vars.setupUrl }
+        : { kind: 'action', label: 'Sign in', url: vars.setupUrl },
+      {
+        kind: 'paragraph',
+        text: vars.temporaryPassword
+          ? 'You will be asked to choose your own password and complete your details when you first sign in.'
+          : 'You already have a Pasar account; the invitation is waiting for you when you sign in.',
+      },
     ]),
 
   order_confirmation: (vars) =>

@@ -1,0 +1,28 @@
+import type { CategoryBody } from '@pasar/contracts';
+import { conflict } from '@pasar/service-kit';
+import type { Category, PrismaClient } from '../generated/prisma/client';
+import { slugify } from './rules';
+
+export interface CategoryDeps {
+  prisma: PrismaClient;
+}
+
+/** Every category, by name. */
+export function listCategories({ prisma }: CategoryDeps): Promise<Category[]> {
+  return prisma.category.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+}
+
+/** Adds a category; a name (or the slug it makes) that exists answers 409 `category_exists`. */
+export async function createCategory({ prisma }: CategoryDeps, body: CategoryBody): Promise<Category> {
+  try {
+    return await prisma.category.create({ data: { name: body.name, slug: slugify(body.name, 'category') } });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict('category_exists', `a category named like "${body.name}" exists`);
+    throw err;
+  }
+}
+
+/** True for Prisma's unique-constraint violation (P2002). */
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && (err as { code: unknown }).code === 'P2002';
+}

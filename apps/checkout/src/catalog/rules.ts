@@ -1,0 +1,88 @@
+import { Prisma } from '../generated/prisma/client';
+
+type Decimal = Prisma.Decimal;
+
+const MAX_SLUG_LENGTH = 80;
+
+/** A URL slug from a name: lower-case ASCII letters and digits joined by single dashes. */
+export function slugify(name: string, fallback: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, MAX_SLUG_LENGTH)
+    .replace(/-+$/, '');
+  return slug || fallback;
+}
+
+/** `base` when nobody holds it, else the first of `base-2`, `base-3`, ... that is free. */
+export function nextFreeSlug(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let suffix = 2; ; suffix += 1) {
+    const candidate = `${base}-${suffix}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+/** The price a buyer pays for one unit: the variant's override when it has one, else the base price. */
+export function effectiveUnitPrice(basePrice: Decimal, priceOverride: Decimal | null | undefined): Decimal {
+  return priceOverride ?? basePrice;
+}
+
+/** The price a Product card shows: the base price, or with variants the lowest effective variant price. */
+export function cardPrice(basePrice: Decimal, variants: readonly { priceOverride: Decimal | null }[]): Decimal {
+  if (variants.length === 0) return basePrice;
+  return Prisma.Decimal.min(...variants.map((v) => effectiveUnitPrice(basePrice, v.priceOverride)));
+}
+
+/** Units a buyer can order: the product's own stock, or with variants the sum of theirs. */
+export function availableStock(productStock: number, variants: readonly { stock: number }[]): number {
+  if (variants.length === 0) return productStock;
+  return variants.reduce((sum, v) => sum + v.stock, 0);
+}
+
+/** A stored path as a public URL (DESIGN §7: PUBLIC_STORAGE_URL + path); null when there is no path. */
+export function publicStorageUrl(baseUrl: string, path: string | null): string | null {
+  if (!path) return null;
+  return `${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+/** What a PUT does to a product's variants (the request's list replaces the current one). */
+export interface VariantPlan<V extends { id?: string }> {
+  /** Requested entries that carry the id of a current variant: updated in place. */
+  keep: (V & { id: string })[];
+  /** Requested entries without an id: created. */
+  create: V[];
+  /** Current variants the request leaves out: deleted. */
+  remove: string[];
+  /** Ids in the request that are not variants of this product. */
+  unknown: string[];
+}
+
+export function planVariants<V extends { id?: string }>(currentIds: readonly string[], requested: readonly V[]): VariantPlan<V> {
+  const current = new Set(currentIds);
+  const plan: VariantPlan<V> = { keep: [], create: [], remove: [], unknown: [] };
+  const kept = new Set<string>();
+  for (const variant of requested) {
+    const { id } = variant;
+    if (id === undefined) plan.create.push(variant);
+    else if (current.has(id)) {
+      plan.keep.push({ ...variant, id });
+      kept.add(id);
+    } else plan.unknown.push(id);
+  }
+  plan.remove = currentIds.filter((id) => !kept.has(id));
+  return plan;
+}
+
+/** Text as a literal inside a LIKE pattern (backslash is PostgreSQL's default escape). */
+export function escapeLikePattern(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** How many pages `total` items fill (0 when there are none). */
+export function pageCount(total: number, pageSize: number): number {
+  return Math.ceil(total / pageSize);
+}

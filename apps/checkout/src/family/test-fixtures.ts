@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { consume, RpcRefusal, serveRpc, type Bus, type RunningConsumer } from '@pasar/bus';
+import {
+  family as familySchema,
+  identityCreateUser,
+  notifyEmailRequested,
+  type EmailMessage,
+  type Family,
+  type Role,
+  type RpcRequest,
+  type UserSummary,
+} from '@pasar/contracts';
+import { signedHeaders } from '@pasar/testkit';
+import request from 'supertest';
+import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+
+/** Test helpers of the family feature (used by its *.test.ts files only). */
+
+export const asCustomer = (userId: string, email = `${userId}@example.test`) => signedHeaders({ userId, role: 'customer', email });
+export const asVendor = (userId = randomUUID()) => signedHeaders({ userId, role: 'vendor' });
+
+export type CreateUserRequest = RpcRequest<typeof identityCreateUser>;
+
+/**
+ * A real responder of `rpc.identity.create_user` on the peer bus, as the gateway serves it:
+ * idempotent by e-mail (an existing account answers created=false). It can be stopped (nobody
+ * answers → checkout answers 503) and told to refuse.
+ */
+export class FakeIdentity {
+  readonly requests: CreateUserRequest[] = [];
+  private readonly users = new Map<string, UserSummary>();
+  private subscription: ReturnType<typeof serveRpc> | null = null;
+  refusal: string | null = null;
+
+  constructor(private readonly bus: Bus) {}
+
+  async start(): Promise<void> {
+    this.subscription = serveRpc(this.bus, identityCreateUser, async (req) => this.createUser(req));
+    await this.bus.nc.flush();
+  }
+
+  async stop(): Promise<void> {
+    this.subscription?.unsubscribe();
+    this.subscription = null;
+    await this.bus.nc.flush();
+  }
+
+  /** An account that exists before anyone invites it. */
+  existing(email: string, role: Role = 'customer', fullName = 'Existing Person'): UserSummary {
+    const user: UserSummary = { id: randomUUID(), email, fullName, phone: null, role, mustChangePassword: false };
+    this.users.set(email, user);
+    return user;
+  }
+
+  userByEmail(email: string): UserSummary | undefined {
+    return this.users.get(email);
+  }
+
+  private async createUser(req: CreateUserRequest) {
+    this.requests.push(req);
+    if (this.refusal) throw new RpcRefusal(this.refusal, 'refused by the test');
+    const email = req.email.trim().toLowerCase();
+    const found = this.users.get(email);
+    if (found) return { user: found, created: false };
+    const user: UserSummary = { id: randomUUID(), email, fullName: req.fullName, phone: null, role: req.role, mustChangePassword: req.mustChangePassword };
+    this.users.set(email, user);
+    return { user, created: true };
+  }
+}
+
+export const uniqueEmail = (name = 'member') => `${name}.${randomUUID().slice(0, 8)}@example.test`;
+
+/** The HTTP side of a family test: the checkout under test, reached as the gateway would. */
+export function familyClient(t: TestCheckout) {
+  const http = () => request(t.checkout.url);
+  return {
+    http,
+    /** POST /family as a new customer; answers the owner's id and the family. */
+    async newFamily(name = 'Keluarga Rahman', ownerId = randomUUID()): Promise<{ ownerId: string; family: Family }> {
+      const res = await http().post('/api/v1/family').set(asCustomer(ownerId)).send({ name }).expect(201);
+      return { ownerId, family: familySchema.parse(res.body) };
+    },
+    /** POST /family/members as the owner; answers the response. */
+    invite(ownerId: string, body: Record<string, unknown>) {
+      return http().post('/api/v1/family/members').set(asCustomer(ownerId)).send(body);
+    },
+  };
+}
+
+/** Makes the user's pending memberships active as account setup would (without the event). */
+export async function activateDirectly(t: TestCheckout, userId: string): Promise<void> {
+  await t.checkout.prisma.familyMember.updateMany({ where: { userId, status: 'pending' }, data: { status: 'active', joinedAt: new Date(), mustChangePassword: false } });
+}
+
+/** A running checkout with a fake identity answering create_user, and the family client. */
+export interface FamilyWorld {
+  t: TestCheckout;
+  identity: FakeIdentity;
+  client: ReturnType<typeof familyClient>;
+  /** With `mailbox: true`: the e-mail requests checkout published to NATS, by recipient, as the notifier receives them. */
+  mailbox: Map<string, EmailMessage[]>;
+}
+
+/**
+ * Starts a family world before the file's tests (checkout's consumers ready) and stops it after
+ * them. The returned object is filled in by then.
+ */
+export function useFamilyWorld(options: { mailbox?: boolean } = {}): FamilyWorld {
+  const world = { mailbox: new Map<string, EmailMessage[]>() } as FamilyWorld;
+  let mailConsumer: RunningConsumer | undefined;
+  beforeAll(async () => {
+    world.t = await startTestCheckout();
+    world.identity = new FakeIdentity(world.t.peer.bus);
+    await world.identity.start();
+    world.client = familyClient(world.t);
+    if (options.mailbox) {
+      mailConsumer = consume(world.t.peer.bus, {
+        name: 'test-mailbox',
+        event: notifyEmailRequested,
+        handler: async (message) => {
+          world.mailbox.set(message.to, [...(world.mailbox.get(message.to) ?? []), message]);
+        },
+      });
+    }
+    await Promise.all([mailConsumer?.ready, ...world.t.checkout.consumers.map((consumer) => consumer.ready)]);
+  });
+  afterAll(async () => {
+    await mailConsumer?.stop();
+    await world.identity?.stop();
+    await world.t?.stop();
+  });
+  return world;
+}

@@ -1,0 +1,55 @@
+import type { Prisma } from '../generated/prisma/client';
+
+type Tx = Prisma.TransactionClient;
+
+/** Where a ledger entry comes from. */
+export interface PointsEntry {
+  customerId: string;
+  points: number;
+  orderId: string;
+  subOrderId?: string | null;
+}
+
+/**
+ * Credits points (DESIGN §7): `earn` on payment (also counted in total_earned) or `release` of
+ * points an unpaid order had redeemed (taken off total_redeemed). The ledger row carries the
+ * signed change of the balance.
+ */
+export async function creditPoints(tx: Tx, type: 'earn' | 'release', entry: PointsEntry): Promise<void> {
+  if (entry.points <= 0) return;
+  const earned = type === 'earn' ? entry.points : 0;
+  const unredeemed = type === 'release' ? entry.points : 0;
+  await tx.$executeRaw`
+    INSERT INTO loyalty_account (customer_id, balance, total_earned, total_redeemed, updated_at)
+    VALUES (${entry.customerId}::uuid, ${entry.points}, ${earned}, 0, now())
+    ON CONFLICT (customer_id) DO UPDATE SET
+      balance = loyalty_account.balance + EXCLUDED.balance,
+      total_earned = loyalty_account.total_earned + EXCLUDED.total_earned,
+      total_redeemed = GREATEST(loyalty_account.total_redeemed - ${unredeemed}, 0),
+      updated_at = now()`;
+  await tx.loyaltyTransaction.create({
+    data: { customerId: entry.customerId, type, points: entry.points, orderId: entry.orderId, subOrderId: entry.subOrderId ?? null },
+  });
+}
+
+/**
+ * Takes back earned points (`reversal`) without going below zero: when the balance holds fewer
+ * than due (the customer spent them), takes what is there. Records the points actually taken
+ * (as a negative change) and answers them.
+ */
+export async function reversePoints(tx: Tx, entry: PointsEntry): Promise<number> {
+  if (entry.points <= 0) return 0;
+  const [account] = await tx.$queryRaw<{ balance: number }[]>`
+    SELECT balance FROM loyalty_account WHERE customer_id = ${entry.customerId}::uuid FOR UPDATE`;
+  const taken = Math.min(entry.points, account?.balance ?? 0);
+  if (taken > 0) {
+    await tx.$executeRaw`
+      UPDATE loyalty_account
+      SET balance = balance - ${taken}, total_earned = GREATEST(total_earned - ${taken}, 0), updated_at = now()
+      WHERE customer_id = ${entry.customerId}::uuid`;
+  }
+  await tx.loyaltyTransaction.create({
+    data: { customerId: entry.customerId, type: 'reversal', points: -taken, orderId: entry.orderId, subOrderId: entry.subOrderId ?? null },
+  });
+  return taken;
+}

@@ -1,0 +1,31 @@
+import { Prisma } from '../generated/prisma/client';
+import { maxRedeemablePoints, pointsValue } from './rules';
+
+const d = (value: string | number) => new Prisma.Decimal(value);
+
+describe('pointsValue', () => {
+  test.each([
+    [0, '0.00'],
+    [1, '0.01'],
+    [100, '1.00'],
+    [1234, '12.34'],
+  ])('%i points are worth MYR %s', (points, value) => {
+    expect(pointsValue(points).toFixed(2)).toBe(value);
+  });
+});
+
+describe('maxRedeemablePoints', () => {
+  test('points pay at most 50% of the subtotal', () => {
+    expect(maxRedeemablePoints(d('100.00'), d('100.00'))).toBe(5000);
+    expect(maxRedeemablePoints(d('99.99'), d('99.99'))).toBe(4999); // 49.995 → 4999 points (whole points only)
+  });
+
+  test('and never more than is left to pay', () => {
+    expect(maxRedeemablePoints(d('100.00'), d('12.34'))).toBe(1234);
+  });
+
+  test('nothing when nothing is left to pay', () => {
+    expect(maxRedeemablePoints(d('100.00'), d(0))).toBe(0);
+    expect(maxRedeemablePoints(d(0), d(0))).toBe(0);
+  });
+});

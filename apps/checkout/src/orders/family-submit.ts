@@ -1,0 +1,51 @@
+import type { FamilySubmitBody, ShippingAddressSnapshot } from '@pasar/contracts';
+import { badRequest, notFound } from '@pasar/service-kit';
+import { familyCartLines } from '../family/cart';
+import { familyOfMember } from '../family/membership';
+import type { FamilyAccount, Order } from '../generated/prisma/client';
+import { placeOrder } from './place-order';
+import { familyOrderNotes } from './rules';
+import { idempotencyOf, placeOnce, type OrderDeps, type SubmitOptions } from './submit';
+
+/** The family's delivery address as an order snapshot; null until the owner has set all of it. */
+export function familyShippingAddress(family: FamilyAccount): ShippingAddressSnapshot | null {
+  const { fullName, phone, addressLine1, addressLine2, city, postcode, state } = family;
+  if (!fullName || !phone || !addressLine1 || !city || !postcode || !state) return null;
+  return { fullName, phone, addressLine1, addressLine2, city, postcode, state };
+}
+
+/**
+ * POST /checkout/family/submit by an active member of a family (404 none, 403
+ * `membership_pending`): the whole shared cart or the listed items (404 for an id not in it),
+ * to the family's address (400 `family_address_missing`), one sub-order per store, with the
+ * owner's profile TIN as buyer TIN and the cart item ids in admin_notes for the payment
+ * notification to remove. Same transaction as every submit (placeOrder).
+ */
+export function submitFamilyOrder(deps: OrderDeps, userId: string, body: FamilySubmitBody, options: SubmitOptions = {}): Promise<Order> {
+  const { prisma, config, clock = () => new Date() } = deps;
+  const idempotency = idempotencyOf('family-submit', options.idempotencyKey, body);
+  return placeOnce(prisma, userId, idempotency, async () => {
+    const { family } = await familyOfMember(prisma, userId);
+    const shippingAddress = familyShippingAddress(family);
+    if (!shippingAddress) throw badRequest('family_address_missing', 'the family owner has not set the delivery address yet');
+    const requested = body.cartItemIds ? [...new Set(body.cartItemIds)] : undefined;
+    const lines = await familyCartLines(prisma, family.id, requested);
+    if (requested && lines.length !== requested.length) throw notFound('cart item');
+    if (lines.length === 0) throw badRequest('cart_empty', 'the family cart is empty');
+    const owner = await prisma.customerProfile.findUnique({ where: { customerId: family.ownerId }, select: { tin: true } });
+    return (tx) =>
+      placeOrder(tx, {
+        customerId: userId,
+        lines,
+        shippingAddress,
+        shippingMethodIds: body.shippingMethodIds ?? [],
+        familyId: family.id,
+        buyerTin: owner?.tin ?? null,
+        adminNotes: familyOrderNotes(lines.map((line) => line.id)),
+        idempotency,
+        now: clock(),
+        paymentTtlMs: config.ORDER_PAYMENT_TTL,
+        requestId: options.requestId,
+      });
+  });
+}
