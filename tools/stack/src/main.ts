@@ -5,7 +5,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
+import { Bus } from '@pasar/bus';
+import pino from 'pino';
 import { colorize, consoleSink, prefixFor } from './logs';
+import { seedDemoData } from './seed';
 import { NatsServerMissingError } from './nats';
 import { redactUrl, SERVICE_NAMES } from './services';
 import { DEMO_LOGINS, repositoryRoot, resolveSettings, USAGE, UsageError, type LauncherSettings } from './settings';
@@ -66,6 +69,16 @@ function banner(stack: Stack, settings: LauncherSettings, demoLogins: string[], 
   return lines.join('\n');
 }
 
+/** Seeds the demo data through the services (rpc and the gateway), on its own NATS connection. */
+async function seedDemo(stack: Stack, password: string) {
+  const bus = await Bus.connect({ natsUrl: stack.natsUrl, namespace: stack.namespace, service: 'stack', log: pino({ level: 'silent' }) });
+  try {
+    return await seedDemoData({ bus, gatewayUrl: stack.gatewayUrl, admin: stack.admin, password });
+  } finally {
+    await bus.close();
+  }
+}
+
 async function main(): Promise<number> {
   const rootDir = repositoryRoot();
   loadDotEnv(rootDir);
@@ -115,6 +128,14 @@ async function main(): Promise<number> {
   if (signalled) {
     await stack.stop();
     return 0;
+  }
+  if (settings.demo.enabled) {
+    try {
+      const seeded = await seedDemo(stack, settings.demo.password);
+      say(seeded.productsCreated ? `demo data seeded (${seeded.productsCreated} products in store ${seeded.storeId})` : 'demo data already there');
+    } catch (err) {
+      say(`demo data not seeded: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
   const demoLogins = settings.demo.enabled ? await verifiedDemoLogins(stack.gatewayUrl, settings.demo.password) : [];
   process.stdout.write(banner(stack, settings, demoLogins, color));
