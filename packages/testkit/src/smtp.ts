@@ -32,7 +32,7 @@ function parseHeaders(raw: string): Map<string, string> {
 }
 
 /** A real SMTP server on a free local port that keeps what it receives. */
-export async function startSmtpCatcher(): Promise<SmtpCatcher> {
+export async function startSmtpCatcher(options: { onMessage?: (mail: CaughtEmail) => void } = {}): Promise<SmtpCatcher> {
   const messages: CaughtEmail[] = [];
   let failures = 0;
   const waiters: { predicate: (m: CaughtEmail) => boolean; resolve: (m: CaughtEmail) => void }[] = [];
@@ -60,6 +60,7 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
           header: (name) => headers.get(name.toLowerCase()),
         };
         messages.push(mail);
+        options.onMessage?.(mail);
         for (const w of [...waiters]) {
           if (w.predicate(mail)) {
             waiters.splice(waiters.indexOf(w), 1);

@@ -9,6 +9,7 @@ import { Bus } from '@pasar/bus';
 import pino from 'pino';
 import { colorize, consoleSink, prefixFor } from './logs';
 import { seedDemoData } from './seed';
+import { startSmtpCatcher } from '@pasar/testkit';
 import { NatsServerMissingError } from './nats';
 import { redactUrl, SERVICE_NAMES } from './services';
 import { DEMO_LOGINS, repositoryRoot, resolveSettings, USAGE, UsageError, type LauncherSettings } from './settings';
@@ -108,6 +109,10 @@ async function main(): Promise<number> {
     process.on('SIGTERM', onSignal);
   });
 
+  // no SMTP server configured: a local one that prints what the notifier sends
+  const mailCatcher = process.env.SMTP_URL
+    ? undefined
+    : await startSmtpCatcher({ onMessage: (mail) => sink({ source: 'mail', line: `to ${mail.to.join(', ')}: ${mail.subject}`, stream: 'stdout' }) });
   say(`PostgreSQL: ${settings.databaseUrl ? redactUrl(settings.databaseUrl) : 'local default, started when absent'}; NATS: ${settings.natsUrl ?? 'local default, started when absent'}`);
   const stack = await startStack({
     ports: settings.freePorts ? 'free' : undefined,
@@ -119,6 +124,7 @@ async function main(): Promise<number> {
     dataDir: settings.dataDir,
     readyTimeoutMs: settings.readyTimeoutMs,
     admin: settings.admin,
+    env: mailCatcher ? { notifier: { SMTP_URL: mailCatcher.url } } : undefined,
     log: sink,
     onServiceExit: (service, description) => {
       if (!signalled) say(`${prefixFor(service, false).trim()} ${description}; the others keep running (restart with npm start)`);
@@ -139,6 +145,7 @@ async function main(): Promise<number> {
   }
   const demoLogins = settings.demo.enabled ? await verifiedDemoLogins(stack.gatewayUrl, settings.demo.password) : [];
   process.stdout.write(banner(stack, settings, demoLogins, color));
+  if (mailCatcher) say(`no SMTP_URL: e-mails go to a local SMTP server on ${mailCatcher.url} and are listed here as [mail]`);
   await finished;
   await shutdown;
   return 0;
