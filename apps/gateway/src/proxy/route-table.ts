@@ -19,6 +19,9 @@ export const ROUTE_TABLE: readonly GatewayRoute[] = [
   // served by the gateway itself
   { prefix: '/auth', to: 'gateway', access: 'public' },
   { prefix: '/account/profile', to: 'gateway', access: 'any' },
+  { prefix: '/account/setup', to: 'gateway', access: 'any' },
+  { prefix: '/account/change-password', to: 'gateway', access: 'any' },
+  { prefix: '/account/must-change-password', to: 'gateway', access: 'any' },
   { prefix: '/openapi.json', to: 'gateway', access: 'public' },
   { prefix: '/docs', to: 'gateway', access: 'public' },
 
