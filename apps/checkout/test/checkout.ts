@@ -34,3 +34,30 @@ export async function startTestCheckout(): Promise<TestCheckout> {
     },
   };
 }
+
+/**
+ * The test file's checkout: started before its tests (fresh schema and namespace), stopped after.
+ * Read its fields inside tests only.
+ */
+export function useTestCheckout(): TestCheckout {
+  let started: TestCheckout | undefined;
+  beforeAll(async () => {
+    started = await startTestCheckout();
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const current = () => {
+    if (!started) throw new Error('the test checkout is not started yet: use it inside a test');
+    return started;
+  };
+  return {
+    get checkout() {
+      return current().checkout;
+    },
+    get peer() {
+      return current().peer;
+    },
+    stop: () => current().stop(),
+  };
+}

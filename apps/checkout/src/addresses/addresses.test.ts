@@ -3,17 +3,10 @@ import { MAX_ADDRESSES_PER_CUSTOMER, customerAddress, type CustomerAddress } fro
 import { signedHeaders } from '@pasar/testkit';
 import request from 'supertest';
 import { z } from 'zod';
-import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { useTestCheckout } from '../../test/checkout';
 
 const BASE = '/api/v1/account/addresses';
-let t: TestCheckout;
-
-beforeAll(async () => {
-  t = await startTestCheckout();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestCheckout();
 
 const http = () => request(t.checkout.url);
 const asCustomer = (userId: string) => signedHeaders({ userId, role: 'customer' });

@@ -3,19 +3,12 @@ import { catalogProductDetail, catalogProductPage, category as categorySchema } 
 import { ConfigError, loadConfig } from '@pasar/service-kit';
 import request from 'supertest';
 import { z } from 'zod';
-import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { useTestCheckout } from '../../test/checkout';
 import { checkoutConfigSchema } from '../config';
 import { addStore, anonymous, as, createProduct } from './test-fixtures';
 
 const PRODUCTS = '/api/v1/catalog/products';
-let t: TestCheckout;
-
-beforeAll(async () => {
-  t = await startTestCheckout();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestCheckout();
 
 const http = () => request(t.checkout.url);
 

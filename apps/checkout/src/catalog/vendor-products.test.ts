@@ -3,18 +3,11 @@ import { MAX_STOCK, MAX_VARIANTS_PER_PRODUCT, vendorProduct, vendorProductPage }
 import { signedHeaders } from '@pasar/testkit';
 import request from 'supertest';
 import { z } from 'zod';
-import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { useTestCheckout } from '../../test/checkout';
 import { addStore, as, createProduct, orderHolding, productBody } from './test-fixtures';
 
 const BASE = '/api/v1/vendor/products';
-let t: TestCheckout;
-
-beforeAll(async () => {
-  t = await startTestCheckout();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestCheckout();
 
 const http = () => request(t.checkout.url);
 const productsOfStore = (storeId: string) => t.checkout.prisma.product.findMany({ where: { storeId }, include: { variants: true } });

@@ -3,7 +3,8 @@ import { FOLLOWED_FEED_PAGE_SIZE, MAX_FOLLOWED_STORES, followedFeed, followedSto
 import request from 'supertest';
 import { z } from 'zod';
 import { addStore } from '../catalog/test-fixtures';
-import { addProduct, at, signedAs, testRoleGate, useTestCheckout } from '../wishlist/test-fixtures';
+import { addProduct, at, signedAs, testRoleGate } from '../wishlist/test-fixtures';
+import { useTestCheckout } from '../../test/checkout';
 
 const FOLLOWED = '/api/v1/account/followed-stores';
 const FEED = '/api/v1/account/followed-feed';

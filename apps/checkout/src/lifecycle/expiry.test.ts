@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { silentLog, waitFor } from '@pasar/testkit';
-import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { useTestCheckout } from '../../test/checkout';
 import { expireDueOrders, startExpirySweep } from './expiry';
 import { markOrderPaid } from './order-paid';
 import { STOCK_BEFORE_SUBMIT, seedPendingOrder, type PendingOrderOptions, type SeededOrder } from './test-fixtures';
 
-let t: TestCheckout;
-
-beforeAll(async () => {
-  t = await startTestCheckout();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestCheckout();
 
 const prisma = () => t.checkout.prisma;
 const deps = () => ({ prisma: prisma(), log: silentLog });

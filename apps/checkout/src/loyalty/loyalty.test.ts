@@ -2,17 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { loyaltyResponse } from '@pasar/contracts';
 import { signedHeaders } from '@pasar/testkit';
 import request from 'supertest';
-import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { useTestCheckout } from '../../test/checkout';
 import { as, ordersClient, seedCustomer, seedPoints, seedProduct, seedStore } from '../orders/test-fixtures';
 
-let t: TestCheckout;
-
-beforeAll(async () => {
-  t = await startTestCheckout();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestCheckout();
 
 const http = () => request(t.checkout.url);
 const loyaltyOf = async (customerId: string, query = '') =>

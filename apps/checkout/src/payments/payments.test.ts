@@ -2,19 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { paymentUrlResponse } from '@pasar/contracts';
 import { signedHeaders, silentLog } from '@pasar/testkit';
 import request from 'supertest';
-import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { useTestCheckout } from '../../test/checkout';
 import { expireDueOrders } from '../lifecycle/expiry';
 import { seedCustomerReplica, seedPendingOrder, type PendingOrderOptions, type SeededOrder } from '../lifecycle/test-fixtures';
 import { notificationSkey, paymentVcode, type SignedNotificationFields } from './rules';
 
-let t: TestCheckout;
-
-beforeAll(async () => {
-  t = await startTestCheckout();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestCheckout();
 
 const http = () => request(t.checkout.url);
 const asCustomer = (userId: string, email = 'buyer@example.test') => signedHeaders({ userId, role: 'customer', email });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { MAX_EVIDENCE_PATHS, MAX_EVIDENCE_PATH_LENGTH, returnRequest, type ReturnRequestJson } from '@pasar/contracts';
 import request from 'supertest';
 import { z } from 'zod';
-import { signedAs, testRoleGate, useTestCheckout } from '../wishlist/test-fixtures';
+import { signedAs, testRoleGate } from '../wishlist/test-fixtures';
+import { useTestCheckout } from '../../test/checkout';
 import { seedOrder, type SeededOrder } from './test-fixtures';
 
 const RETURNS = '/api/v1/account/returns';

@@ -4,7 +4,8 @@ import request from 'supertest';
 import { z } from 'zod';
 import { addStore } from '../catalog/test-fixtures';
 import type { StoreReplica } from '../generated/prisma/client';
-import { signedAs, testRoleGate, useTestCheckout } from '../wishlist/test-fixtures';
+import { signedAs, testRoleGate } from '../wishlist/test-fixtures';
+import { useTestCheckout } from '../../test/checkout';
 import { seedOrder, type LineSpec, type OrderSpec, type SeededOrder } from './test-fixtures';
 
 const VENDOR_RETURNS = '/api/v1/vendor/returns';

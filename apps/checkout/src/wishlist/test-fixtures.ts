@@ -2,37 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Role } from '@pasar/contracts';
 import { signedHeaders } from '@pasar/testkit';
 import request from 'supertest';
-import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import type { TestCheckout } from '../../test/checkout';
 import type { Prisma, Product } from '../generated/prisma/client';
 
 /** Test helpers of the customer account features (wishlist, follows, returns; their *.test.ts files only). */
-
-/**
- * The test file's checkout: started before its tests (fresh schema and namespace), stopped after.
- * Read its fields inside tests only.
- */
-export function useTestCheckout(): TestCheckout {
-  let started: TestCheckout | undefined;
-  beforeAll(async () => {
-    started = await startTestCheckout();
-  });
-  afterAll(async () => {
-    await started?.stop();
-  });
-  const current = () => {
-    if (!started) throw new Error('the test checkout is not started yet: use it inside a test');
-    return started;
-  };
-  return {
-    get checkout() {
-      return current().checkout;
-    },
-    get peer() {
-      return current().peer;
-    },
-    stop: () => current().stop(),
-  };
-}
 
 /** Signed headers of a user with the role (a fresh user id unless given). */
 export const signedAs = (role: Role, userId: string = randomUUID()) => signedHeaders({ userId, role });

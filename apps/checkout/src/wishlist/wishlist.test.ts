@@ -3,7 +3,8 @@ import { MAX_WISHLIST_ITEMS, productCard, wishlistIds } from '@pasar/contracts';
 import request from 'supertest';
 import { z } from 'zod';
 import { addStore } from '../catalog/test-fixtures';
-import { addProduct, signedAs, testRoleGate, useTestCheckout } from './test-fixtures';
+import { addProduct, signedAs, testRoleGate } from './test-fixtures';
+import { useTestCheckout } from '../../test/checkout';
 
 const WISHLIST = '/api/v1/account/wishlist';
 const TOGGLE = `${WISHLIST}/toggle`;
