@@ -28,7 +28,7 @@ export async function publish<T>(testBus: TestBus, event: Envelope<T>, msgID: st
 }
 
 /** Waits until a service's durable consumer has acked every message up to `seq` on the stream. */
-export async function waitForAck(testBus: TestBus, stream: 'IDENTITY' | 'NOTIFY', durable: string, seq: number, timeoutMs = 30_000): Promise<void> {
+export async function waitForAck(testBus: TestBus, stream: 'IDENTITY' | 'NOTIFY' | 'VENDOR', durable: string, seq: number, timeoutMs = 30_000): Promise<void> {
   const jsm = await testBus.bus.jsm;
   await waitFor(
     async () => {
@@ -38,4 +38,27 @@ export async function waitForAck(testBus: TestBus, stream: 'IDENTITY' | 'NOTIFY'
     timeoutMs,
     100,
   );
+}
+
+/**
+ * The first envelope of `type` on a stream whose data matches, as the service published it (read
+ * back by sequence), with its stream sequence; undefined when there is none yet.
+ */
+export async function findEnvelope<T>(
+  testBus: TestBus,
+  stream: 'CHECKOUT' | 'VENDOR',
+  type: string,
+  matches: (data: T) => boolean,
+): Promise<{ envelope: Envelope<T>; seq: number } | undefined> {
+  const jsm = await testBus.bus.jsm;
+  const name = testBus.bus.naming.stream(stream);
+  const subject = testBus.bus.naming.subject(type);
+  const { state } = await jsm.streams.info(name);
+  for (let seq = state.first_seq; seq <= state.last_seq; seq += 1) {
+    const message = await jsm.streams.getMessage(name, { seq }).catch(() => null);
+    if (message?.subject !== subject) continue;
+    const envelope = message.json<Envelope<T>>();
+    if (matches(envelope.data)) return { envelope, seq };
+  }
+  return undefined;
 }

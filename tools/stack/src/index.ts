@@ -15,3 +15,4 @@ export { consoleSink, silentSink, formatServiceLine, type LogSink, type LogEntry
 export { startNatsServer, NatsServerMissingError, NATS_INSTALL_HINT, type LocalNats, type StartNatsOptions } from './nats';
 export { startLocalPostgres, choosePostgresLauncher, detectPostgresEnvironment, type LocalPostgres, type PostgresLauncher } from './postgres';
 export { probeNats, probePostgres, findOnPath } from './probes';
+export * from './seed';

@@ -3,7 +3,9 @@
  * stock, weights and dimensions, an active shipping method, a platform voucher, a KOL code and a
  * customer with an address. Everything goes through the services' own doors (rpc and the
  * gateway's API), so each service keeps owning its data. Idempotent: what exists is left alone.
+ * The steps are exported for the e2e tests and the benchmarks, which build their own stores.
  */
+import { randomUUID } from 'node:crypto';
 import { callRpc, type Bus } from '@pasar/bus';
 import {
   identityCreateUser,
@@ -35,52 +37,92 @@ export interface DemoSeedResult {
   productsCreated: number;
 }
 
-interface Session {
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }>;
+/** A signed-in browser: its cookie and a JSON call on the gateway's API (`path` after /api/v1). */
+export interface Session {
+  cookie: string;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer>;
 }
 
-async function signIn(gatewayUrl: string, email: string, password: string): Promise<Session> {
-  const res = await fetch(`${gatewayUrl}/api/v1/auth/sign-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  if (res.status !== 200) throw new Error(`demo seed: sign-in of ${email} answered ${res.status}`);
-  const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+export interface ApiAnswer {
+  status: number;
+  json: unknown;
+  headers: Headers;
+}
+
+function sessionWith(gatewayUrl: string, cookie: string): Session {
   return {
-    async call(method, path, body) {
+    cookie,
+    async call(method, path, body, headers = {}) {
       const r = await fetch(`${gatewayUrl}/api/v1${path}`, {
         method,
-        headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await r.text();
-      return { status: r.status, json: text ? (JSON.parse(text) as unknown) : null };
+      return { status: r.status, json: text && /json/.test(r.headers.get('content-type') ?? '') ? (JSON.parse(text) as unknown) : text || null, headers: r.headers };
     },
   };
 }
 
-function expectStatus(what: string, got: { status: number; json: unknown }, ...ok: number[]): void {
-  if (!ok.includes(got.status)) throw new Error(`demo seed: ${what} answered ${got.status}: ${JSON.stringify(got.json)}`);
+const cookieOf = (response: Response) => response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+
+async function authenticate(gatewayUrl: string, action: 'sign-in' | 'sign-up', body: Record<string, string>, ok: number): Promise<{ session: Session; userId: string }> {
+  const res = await fetch(`${gatewayUrl}/api/v1/auth/${action}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== ok) throw new Error(`seed: ${action} of ${body.email} answered ${res.status}: ${text.slice(0, 300)}`);
+  const { user } = JSON.parse(text) as { user: { id: string } };
+  return { session: sessionWith(gatewayUrl, cookieOf(res)), userId: user.id };
+}
+
+export async function signIn(gatewayUrl: string, email: string, password: string): Promise<Session> {
+  return (await authenticate(gatewayUrl, 'sign-in', { email, password }, 200)).session;
+}
+
+/** A new customer through the gateway's sign-up (one password hash, no sign-in rate limit), signed in. */
+export function signUp(gatewayUrl: string, customer: { email: string; password: string; fullName: string }): Promise<{ session: Session; userId: string }> {
+  return authenticate(gatewayUrl, 'sign-up', customer, 201);
+}
+
+export function expectStatus(what: string, got: { status: number; json: unknown }, ...ok: number[]): void {
+  if (!ok.includes(got.status)) throw new Error(`seed: ${what} answered ${got.status}: ${JSON.stringify(got.json)}`);
+}
+
+/** A live product body without variants; weight and dimensions set (carrier methods need them). */
+export function liveProductBody(fields: {
+  name: string;
+  basePrice: string;
+  stock: number;
+  categoryId?: string;
+  weightKg?: string;
+  dims?: [string, string, string];
+  description?: string;
+}): VendorProductBody {
+  const [lengthCm, widthCm, heightCm] = fields.dims ?? ['20', '15', '10'];
+  return {
+    name: fields.name,
+    description: fields.description ?? '',
+    categoryId: fields.categoryId,
+    basePrice: fields.basePrice,
+    status: 'live',
+    imagePath: null,
+    weightKg: fields.weightKg ?? '0.500',
+    lengthCm,
+    widthCm,
+    heightCm,
+    stock: fields.stock,
+    variants: [],
+  };
 }
 
 const CATEGORIES = ['Books', 'Kitchen', 'Batik & Textiles', 'Coffee & Tea'];
 
 function demoProducts(categoryIds: Record<string, string>): VendorProductBody[] {
-  const product = (name: string, category: string, basePrice: string, stock: number, weightKg: string, dims: [string, string, string], description: string): VendorProductBody => ({
-    name,
-    description,
-    categoryId: categoryIds[category],
-    basePrice,
-    status: 'live',
-    imagePath: null,
-    weightKg,
-    lengthCm: dims[0],
-    widthCm: dims[1],
-    heightCm: dims[2],
-    stock,
-    variants: [],
-  });
+  const product = (name: string, category: string, basePrice: string, stock: number, weightKg: string, dims: [string, string, string], description: string) =>
+    liveProductBody({ name, categoryId: categoryIds[category], basePrice, stock, weightKg, dims, description });
   return [
     product('Kopi Tenom 500 g', 'Coffee & Tea', '28.90', 120, '0.550', ['20', '12', '6'], 'Sabah robusta, medium roast.'),
     product('BOH Cameron Highlands Tea, 100 bags', 'Coffee & Tea', '15.50', 200, '0.250', ['18', '9', '8'], 'Classic black tea.'),
@@ -97,49 +139,135 @@ function demoProducts(categoryIds: Record<string, string>): VendorProductBody[] 
   ];
 }
 
-async function createDemoUser(bus: Bus, email: string, fullName: string, role: 'vendor' | 'customer', password: string): Promise<string> {
+/** A user created through identity's rpc (no e-mail, no password change asked); its id. */
+export async function createUser(bus: Bus, email: string, fullName: string, role: 'vendor' | 'customer', password: string): Promise<string> {
   const { user } = await callRpc(bus, identityCreateUser, { email, fullName, role, password, mustChangePassword: false }, { timeoutMs: 10000 });
   return user.id;
 }
 
-async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+export async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>, intervalMs = 250): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`demo seed: ${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
+    if (Date.now() > deadline) throw new Error(`seed: ${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 
-export async function seedDemoData(options: DemoSeedOptions): Promise<DemoSeedResult> {
-  const { bus, gatewayUrl, password } = options;
-  const timeoutMs = options.timeoutMs ?? 30000;
-  const vendorUserId = await createDemoUser(bus, DEMO_VENDOR_EMAIL, 'Kedai Demo Owner', 'vendor', password);
-  await createDemoUser(bus, DEMO_CUSTOMER_EMAIL, 'Demo Customer', 'customer', password);
+/** The store of `ownerUserId` through rpc.vendor.create_store (idempotent by application id); its id. */
+export async function createStore(bus: Bus, store: { applicationId: string; ownerUserId: string; name: string; description?: string }): Promise<string> {
   const { storeId } = await callRpc(
     bus,
     vendorCreateStore,
     {
-      applicationId: DEMO_APPLICATION_ID,
-      ownerUserId: vendorUserId,
-      name: 'Kedai Demo',
-      description: 'The demo store of a fresh Pasar.',
+      applicationId: store.applicationId,
+      ownerUserId: store.ownerUserId,
+      name: store.name,
+      description: store.description ?? null,
       tin: 'C1234567890',
       msicCode: '47910',
       sstRegNo: null,
       bankName: 'Maybank',
       bankAccountNumber: '5140 1234 5678',
-      bankAccountName: 'Kedai Demo Sdn Bhd',
+      bankAccountName: `${store.name} Sdn Bhd`,
       consent: { accepted: true, acceptedAt: new Date().toISOString(), tosVersion: '2026-01' },
     },
     { timeoutMs: 10000 },
   );
+  return storeId;
+}
+
+/** The id of what a 201 created: the last segment of its Location. */
+export function createdId(created: ApiAnswer): string {
+  const location = created.headers.get('location') ?? '';
+  const id = location.slice(location.lastIndexOf('/') + 1);
+  if (!id) throw new Error('seed: a 201 answer without a Location');
+  return id;
+}
+
+/** Waits until checkout knows the vendor's store (vendor.store.upserted): its catalog answers 200. */
+export function waitForStoreInCheckout(vendor: Session, timeoutMs: number): Promise<void> {
+  return waitUntil('the store reaching checkout', timeoutMs, async () => (await vendor.call('GET', '/vendor/products')).status === 200, 100);
+}
+
+/** Creates a product of the vendor's store; its id. */
+export async function createProduct(vendor: Session, body: VendorProductBody): Promise<string> {
+  const created = await vendor.call('POST', '/vendor/products', body);
+  expectStatus(`product ${body.name}`, created, 201);
+  return createdId(created);
+}
+
+/** Activates a shipping method; refuses to go on when the activation was blocked. */
+export async function activateShippingMethod(vendor: Session, methodId: string): Promise<void> {
+  const answer = await vendor.call('POST', `/vendor/shipping-methods/${methodId}/activate`, { active: true });
+  expectStatus('shipping method activation', answer, 200);
+  if (!(answer.json as { success: boolean }).success) throw new Error(`seed: shipping method activation refused: ${JSON.stringify(answer.json)}`);
+}
+
+/** A new flat-rate carrier_a method of the vendor's store, activated; its id. */
+export async function addFlatShippingMethod(vendor: Session, method: { name: string; rate: number }): Promise<string> {
+  const body = { name: method.name, provider: 'carrier_a', type: 'flat', rate_config: { rate: method.rate }, estimated_days_min: 2, estimated_days_max: 5 };
+  const created = await vendor.call('POST', '/vendor/shipping-methods', body);
+  expectStatus('shipping method', created, 201);
+  const id = createdId(created);
+  await activateShippingMethod(vendor, id);
+  return id;
+}
+
+/** Adds an address to the customer's book; its id. */
+export async function addAddress(customer: Session, address: AddressBody): Promise<string> {
+  const created = await customer.call('POST', '/account/addresses', address);
+  expectStatus('customer address', created, 201);
+  return createdId(created);
+}
+
+export interface OpenedStore {
+  vendor: Session;
+  vendorUserId: string;
+  storeId: string;
+  /** The products' ids, in the order given. */
+  productIds: string[];
+  shippingMethodId: string;
+}
+
+/**
+ * A vendor (identity rpc) with a store (rpc.vendor.create_store), signed in through the gateway;
+ * once checkout knows the store, the given products and an active flat carrier_a method.
+ * The method reaches checkout by event a moment later: a submit naming it answers 400
+ * `shipping_method_unavailable` until then.
+ */
+export async function openStore(
+  bus: Bus,
+  gatewayUrl: string,
+  store: { email: string; password: string; name: string; products: VendorProductBody[]; flatRate: number; timeoutMs?: number },
+): Promise<OpenedStore> {
+  const vendorUserId = await createUser(bus, store.email, `${store.name} Owner`, 'vendor', store.password);
+  const storeId = await createStore(bus, { applicationId: randomUUID(), ownerUserId: vendorUserId, name: store.name });
+  const vendor = await signIn(gatewayUrl, store.email, store.password);
+  await waitForStoreInCheckout(vendor, store.timeoutMs ?? 30000);
+  const productIds: string[] = [];
+  for (const body of store.products) productIds.push(await createProduct(vendor, body));
+  const shippingMethodId = await addFlatShippingMethod(vendor, { name: 'Flat delivery', rate: store.flatRate });
+  return { vendor, vendorUserId, storeId, productIds, shippingMethodId };
+}
+
+export async function seedDemoData(options: DemoSeedOptions): Promise<DemoSeedResult> {
+  const { bus, gatewayUrl, password } = options;
+  const timeoutMs = options.timeoutMs ?? 30000;
+  const vendorUserId = await createUser(bus, DEMO_VENDOR_EMAIL, 'Kedai Demo Owner', 'vendor', password);
+  await createUser(bus, DEMO_CUSTOMER_EMAIL, 'Demo Customer', 'customer', password);
+  const storeId = await createStore(bus, {
+    applicationId: DEMO_APPLICATION_ID,
+    ownerUserId: vendorUserId,
+    name: 'Kedai Demo',
+    description: 'The demo store of a fresh Pasar.',
+  });
 
   const admin = await signIn(gatewayUrl, options.admin.email, options.admin.password);
   const vendor = await signIn(gatewayUrl, DEMO_VENDOR_EMAIL, password);
   const customer = await signIn(gatewayUrl, DEMO_CUSTOMER_EMAIL, password);
 
   // the store reaches checkout by event (vendor.store.upserted)
-  await waitUntil('the demo store reaching checkout', timeoutMs, async () => (await vendor.call('GET', '/vendor/products')).status === 200);
+  await waitForStoreInCheckout(vendor, timeoutMs);
 
   for (const name of CATEGORIES) expectStatus(`category ${name}`, await admin.call('POST', '/admin/categories', { name }), 201, 409);
   const categories = await admin.call('GET', '/admin/categories');
@@ -149,18 +277,16 @@ export async function seedDemoData(options: DemoSeedOptions): Promise<DemoSeedRe
   const existing = (await vendor.call('GET', '/vendor/products')).json as { total: number };
   if (existing.total === 0) {
     for (const body of demoProducts(categoryIds)) {
-      expectStatus(`product ${body.name}`, await vendor.call('POST', '/vendor/products', body), 201);
+      await createProduct(vendor, body);
       productsCreated += 1;
     }
   }
 
   const methods = (await vendor.call('GET', '/vendor/shipping-methods')).json as { id: string; is_active: boolean }[];
   if (methods.length === 0) {
-    const body = { name: 'Standard delivery', provider: 'carrier_a', type: 'flat', rate_config: { rate: 8 }, estimated_days_min: 2, estimated_days_max: 5 };
-    expectStatus('shipping method', await vendor.call('POST', '/vendor/shipping-methods', body), 201);
-  }
-  for (const method of (await vendor.call('GET', '/vendor/shipping-methods')).json as { id: string; is_active: boolean }[]) {
-    if (!method.is_active) expectStatus('shipping method activation', await vendor.call('POST', `/vendor/shipping-methods/${method.id}/activate`, { active: true }), 200);
+    await addFlatShippingMethod(vendor, { name: 'Standard delivery', rate: 8 });
+  } else {
+    for (const method of methods) if (!method.is_active) await activateShippingMethod(vendor, method.id);
   }
 
   const voucher: CreateVoucherBody = { code: 'WELCOME10', tier: 'platform', discountType: 'percentage', discountValue: '10', minOrderAmount: '20.00', maxUses: 1000, isActive: true };
@@ -170,7 +296,7 @@ export async function seedDemoData(options: DemoSeedOptions): Promise<DemoSeedRe
 
   const addresses = (await customer.call('GET', '/account/addresses')).json as unknown[];
   if (addresses.length === 0) {
-    const address: AddressBody = {
+    await addAddress(customer, {
       label: 'Home',
       full_name: 'Demo Customer',
       phone: '+60 12-345 6789',
@@ -180,8 +306,7 @@ export async function seedDemoData(options: DemoSeedOptions): Promise<DemoSeedRe
       postcode: '59100',
       state: 'Wilayah Persekutuan',
       is_default: true,
-    };
-    expectStatus('customer address', await customer.call('POST', '/account/addresses', address), 201);
+    });
   }
   return { vendor: DEMO_VENDOR_EMAIL, customer: DEMO_CUSTOMER_EMAIL, storeId, productsCreated };
 }

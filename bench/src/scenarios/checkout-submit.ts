@@ -1,0 +1,298 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { baseDatabaseUrl, findOnPath, type Stack } from '@pasar/stack';
+import { addAddress, liveProductBody, openStore, signUp, type OpenedStore, type Session } from '@pasar/stack';
+import { createTestBus } from '@pasar/testkit';
+import { percentile, round } from '../stats';
+import type { BenchContext, Scenario, ScenarioResult } from '../types';
+
+const run = promisify(execFile);
+
+// ---------------------------------------------------------------- shared with the event-lag scenario
+
+/** A customer signed up through the gateway, with one address. */
+export interface Buyer {
+  session: Session;
+  addressId: string;
+}
+
+/** Runs `worker(0..count-1)` with at most `concurrency` running at once; the results in index order. */
+export async function inParallel<T>(count: number, concurrency: number, worker: (index: number) => Promise<T>): Promise<T[]> {
+  const results = new Array<T>(count);
+  let next = 0;
+  const lane = async () => {
+    while (next < count) {
+      const index = next++;
+      results[index] = await worker(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
+  return results;
+}
+
+/** A store of its own on the bench stack (vendor through rpc, the rest through the gateway). */
+export async function benchStore(stack: Stack, label: string, products: { name: string; basePrice: string; stock: number }[]): Promise<OpenedStore> {
+  // a connection on the stack's namespace for the rpc calls; closing it leaves the streams alone
+  const testBus = await createTestBus('bench', stack.namespace, stack.natsUrl);
+  try {
+    const suffix = randomUUID().slice(0, 8);
+    return await openStore(testBus.bus, stack.gatewayUrl, {
+      email: `${label}-vendor-${suffix}@bench.pasar.test`,
+      password: `bench-${suffix}-password`,
+      name: `Bench ${label} ${suffix}`,
+      products: products.map((p) => liveProductBody(p)),
+      flatRate: 8,
+    });
+  } finally {
+    await testBus.bus.close();
+  }
+}
+
+/** `count` customers signed up through the gateway (a few at a time: sign-up hashes a password), each with an address. */
+export function signUpBuyers(stack: Stack, label: string, count: number): Promise<Buyer[]> {
+  return inParallel(count, 8, async (i) => {
+    const suffix = `${i}-${randomUUID().slice(0, 8)}`;
+    const { session } = await signUp(stack.gatewayUrl, { email: `${label}-${suffix}@bench.pasar.test`, password: `bench-${suffix}-password`, fullName: `Bench buyer ${i}` });
+    const addressId = await addAddress(session, {
+      label: 'Home',
+      full_name: `Bench buyer ${i}`,
+      phone: '+60123456789',
+      address_line_1: `${i}, Jalan Bench`,
+      city: 'Kuala Lumpur',
+      postcode: '50450',
+      state: 'Wilayah Persekutuan',
+    });
+    return { session, addressId };
+  });
+}
+
+export interface TimedSubmit {
+  status: number;
+  /** The problem code of a refusal. */
+  code?: string;
+  orderId?: string;
+  ms: number;
+  /** performance.now() when the answer was read. */
+  answeredAt: number;
+}
+
+/** One single-item submit through the gateway with a fresh Idempotency-Key, timed. */
+export async function timedSubmit(buyer: Buyer, store: OpenedStore, productId: string): Promise<TimedSubmit> {
+  const body = { addressId: buyer.addressId, items: [{ productId, quantity: 1 }], shippingMethodId: store.shippingMethodId };
+  const started = performance.now();
+  const answer = await buyer.session.call('POST', '/checkout/submit', body, { 'idempotency-key': randomUUID() });
+  const answeredAt = performance.now();
+  const json = (answer.json ?? {}) as { orderId?: string; code?: string };
+  return { status: answer.status, code: json.code, orderId: json.orderId, ms: answeredAt - started, answeredAt };
+}
+
+/**
+ * The first order of a store: the shipping method reaches checkout by event, and until it has, a
+ * submit naming it answers 400 `shipping_method_unavailable` (writing nothing), so it is retried.
+ */
+export async function firstOrder(buyer: Buyer, store: OpenedStore, productId: string, timeoutMs = 30_000): Promise<TimedSubmit> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await timedSubmit(buyer, store, productId);
+    if (answer.status === 201) return answer;
+    if (answer.code !== 'shipping_method_unavailable' || Date.now() > deadline) throw new Error(`first submit answered ${answer.status} ${answer.code ?? ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface LatencySummary {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  meanMs: number;
+}
+
+export function latencySummary(samples: readonly number[]): LatencySummary {
+  return {
+    p50Ms: round(percentile(samples, 50)),
+    p99Ms: round(percentile(samples, 99)),
+    maxMs: round(samples.length ? Math.max(...samples) : Number.NaN),
+    meanMs: round(samples.reduce((a, b) => a + b, 0) / samples.length),
+  };
+}
+
+/** The product's units as the catalog answers them. */
+export async function stockOf(session: Session, productId: string): Promise<number> {
+  const product = await session.call('GET', `/catalog/products/${productId}`);
+  if (product.status !== 200) throw new Error(`GET /catalog/products/${productId} answered ${product.status}`);
+  return (product.json as { stock: number }).stock;
+}
+
+// ---------------------------------------------------------------- checkout submit under contention
+
+/** How the answers of a round split: 201s, refusals by code. */
+function tally(answers: readonly TimedSubmit[]): { created: number; refusals: Record<string, number> } {
+  const refusals: Record<string, number> = {};
+  let created = 0;
+  for (const a of answers) {
+    if (a.status === 201) {
+      created += 1;
+      continue;
+    }
+    const key = `${a.status} ${a.code ?? ''}`.trim();
+    refusals[key] = (refusals[key] ?? 0) + 1;
+  }
+  return { created, refusals };
+}
+
+/** Every buyer submits one unit of the product, back to back, until `seconds` have passed. */
+async function timedRound(buyers: readonly Buyer[], store: OpenedStore, productId: string, seconds: number): Promise<{ answers: TimedSubmit[]; elapsedS: number }> {
+  const answers: TimedSubmit[] = [];
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    buyers.map(async (buyer) => {
+      while (performance.now() < end) answers.push(await timedSubmit(buyer, store, productId));
+    }),
+  );
+  return { answers, elapsedS: (performance.now() - started) / 1000 };
+}
+
+/** Every buyer makes `attempts` submits of one unit, back to back. */
+async function countedRound(buyers: readonly Buyer[], store: OpenedStore, productId: string, attempts: number): Promise<TimedSubmit[]> {
+  const answers: TimedSubmit[] = [];
+  await Promise.all(
+    buyers.map(async (buyer) => {
+      for (let i = 0; i < attempts; i += 1) answers.push(await timedSubmit(buyer, store, productId));
+    }),
+  );
+  return answers;
+}
+
+/** pgbench in PATH, else the newest /usr/lib/postgresql/<version>/bin/pgbench. */
+function findPgbench(): string | undefined {
+  const onPath = findOnPath('pgbench');
+  if (onPath) return onPath;
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a));
+  return versions.map((v) => join(root, v, 'bin', 'pgbench')).find((p) => existsSync(p));
+}
+
+export type PgbenchFigures =
+  | { tps: number; script: 'simple-update'; scale: 1; clients: number; threads: 2; durationS: number; database: string }
+  | { tps: null; reason: string };
+
+/**
+ * pgbench's builtin simple-update on a throwaway database of the same server: `pgbench -i -s 1`,
+ * then `-b simple-update -c <clients> -j 2 -T <seconds>`; the database is dropped afterwards.
+ */
+async function pgbenchSimpleUpdate(stack: Stack, clients: number, seconds: number, log: (line: string) => void): Promise<PgbenchFigures> {
+  const pgbench = findPgbench();
+  if (!pgbench) return { tps: null, reason: 'pgbench not found on PATH nor under /usr/lib/postgresql/*/bin' };
+  const psql = [join(dirname(pgbench), 'psql'), findOnPath('psql')].find((p) => p && existsSync(p));
+  if (!psql) return { tps: null, reason: 'psql not found (needed to create the throwaway database)' };
+  const server = baseDatabaseUrl(stack.databaseUrl);
+  const database = `pgbench_${stack.namespace}`;
+  const target = new URL(server);
+  target.pathname = `/${database}`;
+  const sql = (statement: string) => run(psql, [server, '-v', 'ON_ERROR_STOP=1', '-qAtc', statement]);
+  try {
+    await sql(`CREATE DATABASE "${database}"`);
+    log(`pgbench -i -s 1 into ${database}`);
+    await run(pgbench, ['-i', '-s', '1', '-q', target.toString()], { maxBuffer: 16 * 2 ** 20 });
+    log(`pgbench -b simple-update -c ${clients} -j 2 -T ${seconds}`);
+    const { stdout } = await run(pgbench, ['-b', 'simple-update', '-c', String(clients), '-j', '2', '-T', String(seconds), target.toString()], { maxBuffer: 16 * 2 ** 20 });
+    const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout) ?? /tps = ([\d.]+)/.exec(stdout);
+    if (!tps) return { tps: null, reason: `no tps in pgbench's output: ${stdout.slice(-300)}` };
+    return { tps: round(Number(tps[1]), 1), script: 'simple-update', scale: 1, clients, threads: 2, durationS: seconds, database };
+  } catch (err) {
+    const detail = err instanceof Error ? `${err.message} ${(err as { stderr?: string }).stderr ?? ''}` : String(err);
+    return { tps: null, reason: `pgbench failed: ${detail.trim().slice(0, 500)}` };
+  } finally {
+    await sql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch((err: unknown) => log(`dropping ${database} failed: ${String(err)}`));
+  }
+}
+
+const SELL_OUT_STOCK = 300;
+const SELL_OUT_ATTEMPTS_PER_BUYER = 10;
+
+/**
+ * Issue 3's bench: `connections` distinct customers (signed up through the gateway, each with an
+ * address) submit single-item orders of ONE hot product for `durationS` (throughput, p50/p99,
+ * stock decrement = orders created); then a sell-out round on a product of 300 units with
+ * 10 attempts per buyer (units sold never above the stock: oversold must be 0, the rest 400
+ * insufficient_stock); then pgbench's simple-update on a throwaway database of the same server,
+ * and the ratio of the two rates.
+ */
+export const checkoutSubmit: Scenario = {
+  name: 'checkout-submit',
+  title: 'POST /checkout/submit: concurrent buyers on one hot product',
+  async run({ stack, settings, log }: BenchContext): Promise<ScenarioResult> {
+    const store = await benchStore(stack, 'submit', [
+      { name: 'Hot Kopi', basePrice: '10.00', stock: 1_000_000 },
+      { name: 'Last Batch Kopi', basePrice: '10.00', stock: SELL_OUT_STOCK },
+    ]);
+    const [hot, sellOut] = store.productIds;
+    log(`signing up ${settings.connections} buyers`);
+    const buyers = await signUpBuyers(stack, 'submit', settings.connections);
+    await firstOrder(buyers[0], store, hot);
+    log('warm-up (2 s)');
+    await timedRound(buyers, store, hot, 2);
+
+    log(`${buyers.length} buyers, one hot product, ${settings.durationS} s`);
+    const stockBefore = await stockOf(store.vendor, hot);
+    const round1 = await timedRound(buyers, store, hot, settings.durationS);
+    const stockAfter = await stockOf(store.vendor, hot);
+    const load = tally(round1.answers);
+    const throughput = {
+      durationS: round(round1.elapsedS),
+      submits: round1.answers.length,
+      created: load.created,
+      refusals: load.refusals,
+      ordersPerSecond: round(load.created / round1.elapsedS, 1),
+      ...latencySummary(round1.answers.map((a) => a.ms)),
+      stockDecrement: stockBefore - stockAfter,
+      /** Orders created minus units taken: 0 when every order took its unit and nothing else did. */
+      createdMinusDecrement: load.created - (stockBefore - stockAfter),
+    };
+
+    log(`sell-out: ${SELL_OUT_STOCK} units, ${buyers.length} x ${SELL_OUT_ATTEMPTS_PER_BUYER} attempts`);
+    const round2 = await countedRound(buyers, store, sellOut, SELL_OUT_ATTEMPTS_PER_BUYER);
+    const finalStock = await stockOf(store.vendor, sellOut);
+    const outcome = tally(round2);
+    const insufficient = outcome.refusals['400 insufficient_stock'] ?? 0;
+    const sellOutFigures = {
+      initialStock: SELL_OUT_STOCK,
+      attempts: round2.length,
+      sold: outcome.created,
+      insufficientStock: insufficient,
+      otherRefusals: round2.length - outcome.created - insufficient,
+      finalStock,
+      oversold: Math.max(0, outcome.created - SELL_OUT_STOCK),
+      soldMinusDecrement: outcome.created - (SELL_OUT_STOCK - finalStock),
+      ...latencySummary(round2.map((a) => a.ms)),
+    };
+
+    const pgbench = await pgbenchSimpleUpdate(stack, settings.connections, settings.durationS, log);
+    const ratio = pgbench.tps ? round(throughput.ordersPerSecond / pgbench.tps, 4) : null;
+
+    const scenario = 'checkout submit';
+    return {
+      rows: [
+        {
+          scenario,
+          case: `${buyers.length} buyers, 1 hot product`,
+          values: { 'req/s': throughput.ordersPerSecond, 'p50 ms': throughput.p50Ms, 'p99 ms': throughput.p99Ms, requests: throughput.submits, 'non-2xx': throughput.submits - throughput.created },
+        },
+        {
+          scenario,
+          case: `sell-out ${SELL_OUT_STOCK} units`,
+          values: { 'p50 ms': sellOutFigures.p50Ms, 'p99 ms': sellOutFigures.p99Ms, requests: sellOutFigures.attempts, sold: sellOutFigures.sold, oversold: sellOutFigures.oversold, 'insufficient stock': insufficient },
+        },
+        { scenario, case: 'pgbench simple-update', values: { 'req/s': pgbench.tps ?? 'n/a' } },
+        { scenario, case: 'ratio submit/pgbench', values: { 'req/s': ratio ?? 'n/a' } },
+      ],
+      data: { buyers: buyers.length, throughput, sellOut: sellOutFigures, pgbench, ratioToPgbench: ratio },
+    };
+  },
+};
