@@ -3,7 +3,7 @@ import { badRequest, notFound } from '@pasar/service-kit';
 import { familyCartLines } from '../family/cart';
 import { familyOfMember } from '../family/membership';
 import type { FamilyAccount, Order } from '../generated/prisma/client';
-import { placeOrder } from './place-order';
+import { priceOrder, writeOrder } from './place-order';
 import { familyOrderNotes } from './rules';
 import { idempotencyOf, placeOnce, type OrderDeps, type SubmitOptions } from './submit';
 
@@ -19,7 +19,7 @@ export function familyShippingAddress(family: FamilyAccount): ShippingAddressSna
  * `membership_pending`): the whole shared cart or the listed items (404 for an id not in it),
  * to the family's address (400 `family_address_missing`), one sub-order per store, with the
  * owner's profile TIN as buyer TIN and the cart item ids in admin_notes for the payment
- * notification to remove. Same transaction as every submit (placeOrder).
+ * notification to remove. Same transaction as every submit (priceOrder, then writeOrder).
  */
 export function submitFamilyOrder(deps: OrderDeps, userId: string, body: FamilySubmitBody, options: SubmitOptions = {}): Promise<Order> {
   const { prisma, config, clock = () => new Date() } = deps;
@@ -33,19 +33,19 @@ export function submitFamilyOrder(deps: OrderDeps, userId: string, body: FamilyS
     if (requested && lines.length !== requested.length) throw notFound('cart item');
     if (lines.length === 0) throw badRequest('cart_empty', 'the family cart is empty');
     const owner = await prisma.customerProfile.findUnique({ where: { customerId: family.ownerId }, select: { tin: true } });
-    return (tx) =>
-      placeOrder(tx, {
-        customerId: userId,
-        lines,
-        shippingAddress,
-        shippingMethodIds: body.shippingMethodIds ?? [],
-        familyId: family.id,
-        buyerTin: owner?.tin ?? null,
-        adminNotes: familyOrderNotes(lines.map((line) => line.id)),
-        idempotency,
-        now: clock(),
-        paymentTtlMs: config.ORDER_PAYMENT_TTL,
-        requestId: options.requestId,
-      });
+    const priced = await priceOrder(prisma, {
+      customerId: userId,
+      lines,
+      shippingAddress,
+      shippingMethodIds: body.shippingMethodIds ?? [],
+      familyId: family.id,
+      buyerTin: owner?.tin ?? null,
+      adminNotes: familyOrderNotes(lines.map((line) => line.id)),
+      idempotency,
+      now: clock(),
+      paymentTtlMs: config.ORDER_PAYMENT_TTL,
+      requestId: options.requestId,
+    });
+    return (tx) => writeOrder(tx, priced);
   });
 }

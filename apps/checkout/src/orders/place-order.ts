@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { enqueueEvent } from '@pasar/bus';
+import { enqueueEvent, type OutboxTx } from '@pasar/bus';
 import { checkoutOrderCreated, type EventData, type ShippingAddressSnapshot } from '@pasar/contracts';
 import { badRequest } from '@pasar/service-kit';
 import { effectiveUnitPrice } from '../catalog/rules';
 import { chooseVariant } from '../family/rules';
-import { Prisma, type Order, type Product, type ProductVariant } from '../generated/prisma/client';
+import { Prisma, type Order, type Product, type ProductVariant, type ShippingMethodReplica } from '../generated/prisma/client';
 import { redeemPoints } from '../loyalty/loyalty';
-import { activeKolCode, applicableVoucher, countKolCodeUse, countVoucherUse } from '../promotions/promotions';
+import { activeKolCode, applicableVoucher, countKolCodeUse, countVoucherUse, type Db } from '../promotions/promotions';
 import { chooseShipping, linesInLockOrder, planOrder, shippingAddressOf, shippingColumns, shortOrderId, type LineRequest, type OrderPlan } from './rules';
 
 type Tx = Prisma.TransactionClient;
@@ -37,11 +37,63 @@ export interface PlaceOrderInput {
   requestId?: string;
 }
 
-type CatalogProduct = Product & { variants: ProductVariant[] };
+type CatalogVariant = Pick<ProductVariant, 'id' | 'name' | 'priceOverride' | 'stock'>;
+type CatalogProduct = Pick<Product, 'id' | 'storeId' | 'categoryId' | 'name' | 'status' | 'basePrice' | 'weightKg' | 'lengthCm' | 'widthCm' | 'heightCm' | 'stock'> & {
+  variants: CatalogVariant[];
+};
+type CatalogMethod = Pick<ShippingMethodReplica, 'id' | 'storeId' | 'type' | 'rateConfig' | 'isActive'>;
+
+/** What an order reads of the catalog: the products of the cart and the shipping methods of their stores. */
+interface Catalog {
+  products: ReadonlyMap<string, CatalogProduct>;
+  methods: readonly CatalogMethod[];
+}
+
+interface CatalogRow {
+  id: string;
+  storeId: string;
+  categoryId: string | null;
+  name: string;
+  status: Product['status'];
+  basePrice: string;
+  weightKg: string | null;
+  lengthCm: string | null;
+  widthCm: string | null;
+  heightCm: string | null;
+  stock: number;
+  variants: { id: string; name: string; priceOverride: string | null; stock: number }[];
+  methods: CatalogMethod[];
+}
+
+const decimalOrNull = (value: string | null) => (value === null ? null : new Prisma.Decimal(value));
+
+/** The cart's products with their variants and the shipping methods of their stores, in one query. */
+async function readCatalog(db: Db, productIds: readonly string[]): Promise<Catalog> {
+  const rows = await db.$queryRaw<CatalogRow[]>`
+    SELECT p.id, p.store_id AS "storeId", p.category_id AS "categoryId", p.name, p.status::text AS status, p.base_price::text AS "basePrice",
+      p.weight_kg::text AS "weightKg", p.length_cm::text AS "lengthCm", p.width_cm::text AS "widthCm", p.height_cm::text AS "heightCm", p.stock,
+      COALESCE((SELECT json_agg(json_build_object('id', v.id, 'name', v.name, 'priceOverride', v.price_override::text, 'stock', v.stock))
+        FROM product_variant v WHERE v.product_id = p.id), '[]'::json) AS variants,
+      COALESCE((SELECT json_agg(json_build_object('id', m.id, 'storeId', m.store_id, 'type', m.type, 'rateConfig', m.rate_config, 'isActive', m.is_active))
+        FROM shipping_method_replica m WHERE m.store_id = p.store_id), '[]'::json) AS methods
+    FROM product p WHERE p.id = ANY(${[...new Set(productIds)]}::uuid[])`;
+  const methods = new Map<string, CatalogMethod>();
+  for (const row of rows) for (const method of row.methods) methods.set(method.id, method);
+  const products = rows.map((row): CatalogProduct => ({
+    ...row,
+    basePrice: new Prisma.Decimal(row.basePrice),
+    weightKg: decimalOrNull(row.weightKg),
+    lengthCm: decimalOrNull(row.lengthCm),
+    widthCm: decimalOrNull(row.widthCm),
+    heightCm: decimalOrNull(row.heightCm),
+    variants: row.variants.map((v) => ({ ...v, priceOverride: decimalOrNull(v.priceOverride) })),
+  }));
+  return { products: new Map(products.map((p) => [p.id, p])), methods: [...methods.values()] };
+}
 
 interface PricedLine extends LineRequest {
   product: CatalogProduct;
-  variant: ProductVariant | null;
+  variant: CatalogVariant | null;
   unitPrice: Prisma.Decimal;
   lineTotal: Prisma.Decimal;
 }
@@ -52,14 +104,9 @@ const VARIANT_PROBLEMS = {
 } as const;
 
 /** Prices the lines server-side from the catalog: live products only, the variant's override over the base price. */
-async function priceLines(tx: Tx, lines: readonly LineRequest[]): Promise<PricedLine[]> {
-  const products = await tx.product.findMany({
-    where: { id: { in: [...new Set(lines.map((l) => l.productId))] } },
-    include: { variants: true },
-  });
-  const byId = new Map(products.map((p) => [p.id, p]));
+function priceLines(products: Catalog['products'], lines: readonly LineRequest[]): PricedLine[] {
   return lines.map((line) => {
-    const product = byId.get(line.productId);
+    const product = products.get(line.productId);
     if (!product || product.status !== 'live') throw badRequest('product_unavailable', `product ${line.productId} is not on sale`);
     const choice = chooseVariant(product.variants.map((v) => v.id), line.variantId);
     if (!choice.ok) throw badRequest(choice.code, `${product.name}: ${VARIANT_PROBLEMS[choice.code]}`);
@@ -81,9 +128,8 @@ function insufficientStock(line: PricedLine) {
 const storesOf = (lines: readonly PricedLine[]) => [...new Set(lines.map((l) => l.product.storeId))];
 
 /** Shipping method and fee per store (DESIGN §7 quote); 400 `shipping_method_unavailable` / `shipping_unavailable`. */
-async function shippingPerStore(tx: Tx, lines: readonly PricedLine[], chosenIds: readonly string[]) {
+function shippingPerStore(methods: Catalog['methods'], lines: readonly PricedLine[], chosenIds: readonly string[]) {
   const stores = storesOf(lines);
-  const methods = await tx.shippingMethodReplica.findMany({ where: { storeId: { in: stores } } });
   const chosen = new Map<string, string>();
   for (const id of new Set(chosenIds)) {
     const method = methods.find((m) => m.id === id && m.isActive);
@@ -169,50 +215,8 @@ function orderCreatedEvent({ order, plan, lines, subOrderIds, itemIds, shipping 
   };
 }
 
-/**
- * Writes one order inside the caller's transaction (DESIGN §6): prices the lines server-side,
- * checks the voucher, KOL code and points, quotes shipping per store, writes the order, its
- * sub-orders (one per store), items, the pending payment and the `checkout.order.created` outbox
- * row; then, last, takes stock (fixed row order, conditional updates), counts the voucher use,
- * debits the points and counts the KOL use, each with a conditional update that refuses to
- * oversell, exceed a use limit or go below zero points. Any refusal is a ProblemError and the whole transaction
- * rolls back. Used by single, family and B2B submit.
- */
-export async function placeOrder(tx: Tx, input: PlaceOrderInput): Promise<Order> {
-  const lines = await priceLines(tx, linesInLockOrder(input.lines));
-  const stores = storesOf(lines);
-  if (input.singleStore && stores.length > 1) throw badRequest('multiple_stores', 'a cart may hold the products of one store only');
-  const shipping = await shippingPerStore(tx, lines, input.shippingMethodIds ?? []);
-  const subtotal = lines.reduce((sum, l) => sum.add(l.lineTotal), ZERO);
-  const voucher = input.voucher
-    ? await applicableVoucher(tx, input.voucher.id, { tier: input.voucher.tier, storeIds: stores, subtotal, now: input.now })
-    : null;
-  const kolCode = input.kolCode ? await activeKolCode(tx, input.kolCode) : null;
-  const points = input.loyaltyPoints ?? 0;
-  const planned = planOrder({
-    lines: lines.map((l) => ({ storeId: l.product.storeId, categoryId: l.product.categoryId, lineTotal: l.lineTotal })),
-    kolCode,
-    voucherDiscount: voucher?.discount ?? ZERO,
-    points,
-    shippingFees: new Map([...shipping].map(([storeId, s]) => [storeId, s.fee])),
-  });
-  if (!planned.ok) throw badRequest(planned.code, planned.detail);
-
-  const order = await writeOrder(tx, { input, plan: planned.plan, lines, shipping, voucherId: voucher?.voucher.id ?? null, kolCodeId: kolCode?.id ?? null });
-
-  // The contended rows, last, so their locks are held only until the commit that follows, and
-  // always in this order (as the expiry release takes them): stock rows, voucher, points, KOL code.
-  await takeStock(tx, lines);
-  if (order.voucherId) await countVoucherUse(tx, order.voucherId, input.now);
-  if (points > 0 && !(await redeemPoints(tx, { customerId: input.customerId, points, orderId: order.id }))) {
-    throw badRequest('insufficient_points', `the loyalty balance does not cover ${points} points`);
-  }
-  if (order.kolCodeId) await countKolCodeUse(tx, order.kolCodeId);
-  return order;
-}
-
-/** A priced and checked order, ready to be written. */
-interface PricedOrder {
+/** A priced and checked order, ready to be written (priceOrder, then writeOrder in the transaction). */
+export interface PricedOrder {
   input: PlaceOrderInput;
   plan: OrderPlan;
   lines: readonly PricedLine[];
@@ -221,70 +225,155 @@ interface PricedOrder {
   kolCodeId: string | null;
 }
 
-/** Inserts the order, its sub-orders, items, the pending payment and the `checkout.order.created` outbox row. */
-async function writeOrder(tx: Tx, { input, plan, lines, shipping, voucherId, kolCodeId }: PricedOrder): Promise<Order> {
-  const order = await tx.order.create({
-    data: {
-      id: randomUUID(),
-      shortId: shortOrderId(),
-      customerId: input.customerId,
-      isB2b: input.isB2b ?? false,
-      familyId: input.familyId ?? null,
-      buyerTin: input.buyerTin ?? null,
-      adminNotes: input.adminNotes ?? null,
-      subtotal: plan.subtotal,
-      discountTotal: plan.discountTotal,
-      shippingTotal: plan.shippingTotal,
-      total: plan.total,
-      pointsRedeemed: input.loyaltyPoints ?? 0,
-      voucherId,
-      kolCodeId,
-      purchaseRequestIds: [...(input.purchaseRequestIds ?? [])],
-      idempotencyKey: input.idempotency?.key ?? null,
-      requestHash: input.idempotency?.hash ?? null,
-      ...shippingColumns(input.shippingAddress),
-      expiresAt: new Date(input.now.getTime() + input.paymentTtlMs),
-      createdAt: input.now,
-    },
+/**
+ * Reads and checks everything an order needs, writing nothing (DESIGN §6): prices the lines
+ * server-side, quotes shipping per store, checks the voucher, KOL code and points. Runs before the
+ * order transaction so that the transaction is only its writes; what may have changed since
+ * (stock, voucher uses, points, KOL code) is guarded by writeOrder's conditional updates.
+ * Any refusal is a ProblemError.
+ */
+export async function priceOrder(db: Db, input: PlaceOrderInput): Promise<PricedOrder> {
+  const requested = linesInLockOrder(input.lines);
+  const catalog = await readCatalog(db, requested.map((l) => l.productId));
+  const lines = priceLines(catalog.products, requested);
+  const stores = storesOf(lines);
+  if (input.singleStore && stores.length > 1) throw badRequest('multiple_stores', 'a cart may hold the products of one store only');
+  const shipping = shippingPerStore(catalog.methods, lines, input.shippingMethodIds ?? []);
+  const subtotal = lines.reduce((sum, l) => sum.add(l.lineTotal), ZERO);
+  const voucher = input.voucher
+    ? await applicableVoucher(db, input.voucher.id, { tier: input.voucher.tier, storeIds: stores, subtotal, now: input.now })
+    : null;
+  const kolCode = input.kolCode ? await activeKolCode(db, input.kolCode) : null;
+  const planned = planOrder({
+    lines: lines.map((l) => ({ storeId: l.product.storeId, categoryId: l.product.categoryId, lineTotal: l.lineTotal })),
+    kolCode,
+    voucherDiscount: voucher?.discount ?? ZERO,
+    points: input.loyaltyPoints ?? 0,
+    shippingFees: new Map([...shipping].map(([storeId, s]) => [storeId, s.fee])),
   });
+  if (!planned.ok) throw badRequest(planned.code, planned.detail);
+  return { input, plan: planned.plan, lines, shipping, voucherId: voucher?.voucher.id ?? null, kolCodeId: kolCode?.id ?? null };
+}
+
+/**
+ * Writes a priced order inside the caller's transaction (DESIGN §6): the order, its sub-orders
+ * (one per store), items, the pending payment and the `checkout.order.created` outbox row in ONE
+ * statement; then, last, takes stock (fixed row order, conditional updates), counts the voucher
+ * use, debits the points and counts the KOL use, each with a conditional update that refuses to
+ * oversell, exceed a use limit or go below zero points. Any refusal is a ProblemError and the
+ * whole transaction rolls back. Used by single, family and B2B submit.
+ */
+export async function writeOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
+  const { input, lines } = priced;
+  const order = await insertOrder(tx, priced);
+
+  // The contended rows, last, so their locks are held only until the commit that follows, and
+  // always in this order (as the expiry release takes them): stock rows, voucher, points, KOL code.
+  await takeStock(tx, lines);
+  if (order.voucherId) await countVoucherUse(tx, order.voucherId, input.now);
+  const points = input.loyaltyPoints ?? 0;
+  if (points > 0 && !(await redeemPoints(tx, { customerId: input.customerId, points, orderId: order.id }))) {
+    throw badRequest('insufficient_points', `the loyalty balance does not cover ${points} points`);
+  }
+  if (order.kolCodeId) await countKolCodeUse(tx, order.kolCodeId);
+  return order;
+}
+
+/** Money as the Decimal(12,2) columns store it. */
+const cents = (amount: Prisma.Decimal) => amount.toDecimalPlaces(2, Prisma.Decimal.ROUND_HALF_UP);
+
+/** The order row writeOrder inserts, exactly as a read of it would answer. */
+function orderRow({ input, plan, voucherId, kolCodeId }: PricedOrder): Order {
+  return {
+    id: randomUUID(),
+    shortId: shortOrderId(),
+    customerId: input.customerId,
+    status: 'pending_payment',
+    isB2b: input.isB2b ?? false,
+    familyId: input.familyId ?? null,
+    buyerTin: input.buyerTin ?? null,
+    adminNotes: input.adminNotes ?? null,
+    subtotal: cents(plan.subtotal),
+    discountTotal: cents(plan.discountTotal),
+    shippingTotal: cents(plan.shippingTotal),
+    total: cents(plan.total),
+    pointsRedeemed: input.loyaltyPoints ?? 0,
+    pointsEarned: 0,
+    voucherId,
+    kolCodeId,
+    purchaseRequestIds: [...(input.purchaseRequestIds ?? [])],
+    idempotencyKey: input.idempotency?.key ?? null,
+    requestHash: input.idempotency?.hash ?? null,
+    ...shippingColumns(input.shippingAddress),
+    expiresAt: new Date(input.now.getTime() + input.paymentTtlMs),
+    paidAt: null,
+    createdAt: input.now,
+    updatedAt: new Date(),
+  };
+}
+
+type OutboxRow = Parameters<OutboxTx['outbox']['createMany']>[0]['data'][number];
+
+/** The outbox rows of the order's `checkout.order.created` event, built by enqueueEvent and kept for insertOrder's statement. */
+async function orderCreatedOutboxRows(written: WrittenOrder, requestId: string | undefined): Promise<OutboxRow[]> {
+  const rows: OutboxRow[] = [];
+  const collector: OutboxTx = {
+    outbox: {
+      createMany: async ({ data }) => {
+        rows.push(...data);
+      },
+    },
+  };
+  await enqueueEvent(collector, checkoutOrderCreated, orderCreatedEvent(written), { source: 'checkout', requestId, occurredAt: written.order.createdAt });
+  return rows;
+}
+
+/**
+ * Inserts the order, its sub-orders, items, the pending payment and the `checkout.order.created`
+ * outbox row with one statement (one round trip; the foreign keys are checked at its end).
+ */
+async function insertOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
+  const { plan, lines, shipping } = priced;
+  const order = orderRow(priced);
   const subOrderIds = plan.subOrders.map(() => randomUUID());
   const itemIds = lines.map(() => randomUUID());
   const subOrderOf = (storeId: string) => subOrderIds[plan.subOrders.findIndex((s) => s.storeId === storeId)];
-  await tx.subOrder.createMany({
-    data: plan.subOrders.map((sub, s) => ({
-      id: subOrderIds[s],
-      orderId: order.id,
-      storeId: sub.storeId,
-      shippingMethodId: shipping.get(sub.storeId)?.methodId ?? null,
-      subtotal: sub.subtotal,
-      discount: sub.discount,
-      shippingFee: sub.shippingFee,
-      total: sub.total,
-      createdAt: input.now,
-    })),
-  });
-  await tx.orderItem.createMany({
-    data: lines.map((line, i) => ({
-      id: itemIds[i],
-      orderId: order.id,
-      subOrderId: subOrderOf(line.product.storeId),
-      storeId: line.product.storeId,
-      productId: line.productId,
-      variantId: line.variantId,
-      productName: line.product.name,
-      variantName: line.variant?.name ?? null,
-      unitPrice: line.unitPrice,
-      quantity: line.quantity,
-      lineTotal: line.lineTotal,
-      discount: plan.lineDiscounts[i],
-      createdAt: input.now,
-    })),
-  });
-  await tx.payment.create({ data: { orderId: order.id, amount: plan.total } });
-  await enqueueEvent(tx, checkoutOrderCreated, orderCreatedEvent({ order, plan, lines, subOrderIds, itemIds, shipping }), {
-    source: 'checkout',
-    requestId: input.requestId,
-    occurredAt: input.now,
-  });
+  const [outbox] = await orderCreatedOutboxRows({ order, plan, lines, subOrderIds, itemIds, shipping }, priced.input.requestId);
+  const money = (amounts: readonly Prisma.Decimal[]) => amounts.map((a) => cents(a).toFixed(2));
+  await tx.$executeRaw`
+    WITH placed AS (
+      INSERT INTO "order" (id, short_id, customer_id, status, is_b2b, family_id, buyer_tin, admin_notes, subtotal, discount_total,
+        shipping_total, total, points_redeemed, points_earned, voucher_id, kol_code_id, purchase_request_ids, idempotency_key, request_hash,
+        ship_full_name, ship_phone, ship_address_line_1, ship_address_line_2, ship_city, ship_postcode, ship_state, expires_at, created_at, updated_at)
+      VALUES (${order.id}::uuid, ${order.shortId}, ${order.customerId}::uuid, 'pending_payment', ${order.isB2b}, ${order.familyId}::uuid,
+        ${order.buyerTin}, ${order.adminNotes}, ${order.subtotal.toFixed(2)}::numeric, ${order.discountTotal.toFixed(2)}::numeric,
+        ${order.shippingTotal.toFixed(2)}::numeric, ${order.total.toFixed(2)}::numeric, ${order.pointsRedeemed}::int, 0, ${order.voucherId}::uuid,
+        ${order.kolCodeId}::uuid, ${order.purchaseRequestIds}::uuid[], ${order.idempotencyKey}, ${order.requestHash},
+        ${order.shipFullName}, ${order.shipPhone}, ${order.shipAddressLine1}, ${order.shipAddressLine2}, ${order.shipCity}, ${order.shipPostcode},
+        ${order.shipState}, ${order.expiresAt}::timestamptz, ${order.createdAt}::timestamptz, ${order.updatedAt}::timestamptz)
+    ), sub_orders AS (
+      INSERT INTO sub_order (id, order_id, store_id, shipping_method_id, subtotal, discount, shipping_fee, total, created_at, updated_at)
+      SELECT s.id, ${order.id}::uuid, s.store_id, s.shipping_method_id, s.subtotal, s.discount, s.shipping_fee, s.total,
+        ${order.createdAt}::timestamptz, ${order.updatedAt}::timestamptz
+      FROM unnest(${subOrderIds}::uuid[], ${plan.subOrders.map((s) => s.storeId)}::uuid[],
+        ${plan.subOrders.map((s) => shipping.get(s.storeId)?.methodId ?? null)}::uuid[],
+        ${money(plan.subOrders.map((s) => s.subtotal))}::numeric[], ${money(plan.subOrders.map((s) => s.discount))}::numeric[],
+        ${money(plan.subOrders.map((s) => s.shippingFee))}::numeric[], ${money(plan.subOrders.map((s) => s.total))}::numeric[])
+        AS s(id, store_id, shipping_method_id, subtotal, discount, shipping_fee, total)
+    ), items AS (
+      INSERT INTO order_item (id, order_id, sub_order_id, store_id, product_id, variant_id, product_name, variant_name, unit_price, quantity,
+        line_total, discount, created_at)
+      SELECT i.id, ${order.id}::uuid, i.sub_order_id, i.store_id, i.product_id, i.variant_id, i.product_name, i.variant_name, i.unit_price,
+        i.quantity, i.line_total, i.discount, ${order.createdAt}::timestamptz
+      FROM unnest(${itemIds}::uuid[], ${lines.map((l) => subOrderOf(l.product.storeId))}::uuid[], ${lines.map((l) => l.product.storeId)}::uuid[],
+        ${lines.map((l) => l.productId)}::uuid[], ${lines.map((l) => l.variantId)}::uuid[], ${lines.map((l) => l.product.name)}::text[],
+        ${lines.map((l) => l.variant?.name ?? null)}::text[], ${money(lines.map((l) => l.unitPrice))}::numeric[],
+        ${lines.map((l) => l.quantity)}::int[], ${money(lines.map((l) => l.lineTotal))}::numeric[], ${money(plan.lineDiscounts)}::numeric[])
+        AS i(id, sub_order_id, store_id, product_id, variant_id, product_name, variant_name, unit_price, quantity, line_total, discount)
+    ), payment AS (
+      INSERT INTO payment (id, order_id, amount, created_at, updated_at)
+      VALUES (${randomUUID()}::uuid, ${order.id}::uuid, ${order.total.toFixed(2)}::numeric, ${order.updatedAt}::timestamptz, ${order.updatedAt}::timestamptz)
+    )
+    INSERT INTO outbox (id, type, payload, headers) VALUES (${outbox.id}::uuid, ${outbox.type}, ${JSON.stringify(outbox.payload)}::jsonb, ${JSON.stringify(outbox.headers)}::jsonb)`;
   return order;
 }

@@ -1,10 +1,10 @@
-import type { PlacedOrder, SubmitOrderBody } from '@pasar/contracts';
+import type { PlacedOrder, ShippingAddressSnapshot, SubmitOrderBody } from '@pasar/contracts';
 import { badRequest, conflict, notFound } from '@pasar/service-kit';
 import { normaliseTin } from '@pasar/tax';
 import type { CheckoutConfig } from '../config';
 import type { Order, Prisma, PrismaClient } from '../generated/prisma/client';
 import { isUniqueViolation } from '../promotions/promotions';
-import { placeOrder } from './place-order';
+import { priceOrder, writeOrder } from './place-order';
 import { requestHash } from './rules';
 
 /** What the submit use cases need. */
@@ -52,18 +52,22 @@ export interface Idempotency {
 /** The order an earlier request with this key placed; 409 `idempotency_key_reused` when its body differed. */
 async function earlierOrder(prisma: PrismaClient, customerId: string, idempotency: Idempotency | null): Promise<Order | null> {
   if (!idempotency) return null;
-  const order = await prisma.order.findUnique({ where: { customerId_idempotencyKey: { customerId, idempotencyKey: idempotency.key } } });
-  if (order && order.requestHash !== idempotency.hash) {
+  // a cheap probe first: almost every key is new
+  const [earlier] = await prisma.$queryRaw<{ id: string; requestHash: string | null }[]>`
+    SELECT id, request_hash AS "requestHash" FROM "order" WHERE customer_id = ${customerId}::uuid AND idempotency_key = ${idempotency.key}`;
+  if (!earlier) return null;
+  if (earlier.requestHash !== idempotency.hash) {
     throw conflict('idempotency_key_reused', 'this Idempotency-Key was used for a different request');
   }
-  return order;
+  return prisma.order.findUnique({ where: { id: earlier.id } });
 }
 
 /**
  * Runs a submit once per Idempotency-Key: a retry with the same key and body answers the first
  * order (before anything is checked again), another body 409. Two identical requests racing meet
  * at the unique (customer, key) index: the second transaction rolls back and answers the first
- * order. `prepare` checks the request (outside the transaction); `place` writes the order.
+ * order. `prepare` reads and checks the request (outside the transaction); `place` only writes the
+ * order (a retry after a short-id collision writes it again with fresh ids).
  */
 export async function placeOnce(
   prisma: PrismaClient,
@@ -71,9 +75,12 @@ export async function placeOnce(
   idempotency: Idempotency | null,
   prepare: () => Promise<(tx: Tx) => Promise<Order>>,
 ): Promise<Order> {
+  // the checks read at the same time as the key is looked up; a retry answers the first order whatever they say
+  const prepared = prepare();
+  prepared.catch(() => undefined);
   const earlier = await earlierOrder(prisma, customerId, idempotency);
   if (earlier) return earlier;
-  const place = await prepare();
+  const place = await prepared;
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await prisma.$transaction(place, ORDER_TRANSACTION);
@@ -106,34 +113,36 @@ async function saveTinWhenUnset(tx: Tx, customerId: string, tin: string): Promis
 
 /**
  * POST /checkout/submit: a single-store cart to the caller's own address (404 otherwise), in one
- * transaction (placeOrder); the buyer TIN is written on the order and saved to the profile when
- * the profile has none.
+ * transaction (priceOrder reads and checks before it, writeOrder writes in it); the buyer TIN is
+ * written on the order and saved to the profile when the profile has none.
  */
 export function submitOrder(deps: OrderDeps, customerId: string, body: SubmitOrderBody, options: SubmitOptions = {}): Promise<Order> {
   const { prisma, config, clock = () => new Date() } = deps;
   const idempotency = idempotencyOf('submit', options.idempotencyKey, body);
   return placeOnce(prisma, customerId, idempotency, async () => {
     const buyerTin = buyerTinOf(body.buyerTin);
-    const address = await prisma.customerAddress.findFirst({ where: { id: body.addressId, customerId } });
-    if (!address) throw notFound('address');
-    const { fullName, phone, addressLine1, addressLine2, city, postcode, state } = address;
+    const [shippingAddress] = await prisma.$queryRaw<ShippingAddressSnapshot[]>`
+      SELECT full_name AS "fullName", phone, address_line_1 AS "addressLine1", address_line_2 AS "addressLine2", city, postcode, state
+      FROM customer_address WHERE id = ${body.addressId}::uuid AND customer_id = ${customerId}::uuid`;
+    if (!shippingAddress) throw notFound('address');
+    const priced = await priceOrder(prisma, {
+      customerId,
+      lines: body.items,
+      shippingAddress,
+      shippingMethodIds: body.shippingMethodId ? [body.shippingMethodId] : [],
+      singleStore: true,
+      voucher: body.voucherId ? { id: body.voucherId, tier: body.voucherTier ?? null } : null,
+      kolCode: body.kolCode,
+      loyaltyPoints: body.loyaltyPoints,
+      buyerTin,
+      idempotency,
+      now: clock(),
+      paymentTtlMs: config.ORDER_PAYMENT_TTL,
+      requestId: options.requestId,
+    });
     return async (tx) => {
       if (buyerTin) await saveTinWhenUnset(tx, customerId, buyerTin);
-      return placeOrder(tx, {
-        customerId,
-        lines: body.items,
-        shippingAddress: { fullName, phone, addressLine1, addressLine2, city, postcode, state },
-        shippingMethodIds: body.shippingMethodId ? [body.shippingMethodId] : [],
-        singleStore: true,
-        voucher: body.voucherId ? { id: body.voucherId, tier: body.voucherTier ?? null } : null,
-        kolCode: body.kolCode,
-        loyaltyPoints: body.loyaltyPoints,
-        buyerTin,
-        idempotency,
-        now: clock(),
-        paymentTtlMs: config.ORDER_PAYMENT_TTL,
-        requestId: options.requestId,
-      });
+      return writeOrder(tx, priced);
     };
   });
 }

@@ -5,6 +5,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import { startTestCheckout, type TestCheckout } from '../../test/checkout';
 import { as, seedCategory, seedKolCode, seedVoucher } from '../orders/test-fixtures';
+import { isUniqueViolation } from './promotions';
 
 let t: TestCheckout;
 let categoryId: string;
@@ -300,5 +301,19 @@ describe('who may call the promotion endpoints', () => {
 
   test('validate-kol-code answers 401 unsigned', async () => {
     await http().post('/api/v1/checkout/validate-kol-code').send({ code: 'X' }).expect(401);
+  });
+});
+
+describe('isUniqueViolation', () => {
+  test('recognises a duplicate key from a model query and from a raw query, and nothing else', async () => {
+    const { prisma } = t.checkout;
+    const [voucher, other] = [await seedVoucher(prisma), await seedVoucher(prisma)];
+    const fromModel = await prisma.voucher.create({ data: { ...voucher, id: randomUUID() } }).catch((err: unknown) => err);
+    const fromRaw = await prisma.$executeRaw`UPDATE voucher SET code = ${voucher.code} WHERE id = ${other.id}::uuid`.catch((err: unknown) => err);
+    const otherRaw = await prisma.$executeRaw`UPDATE voucher SET max_uses = 0 WHERE id = ${voucher.id}::uuid`.catch((err: unknown) => err);
+    expect(isUniqueViolation(fromModel)).toBe(true);
+    expect(isUniqueViolation(fromRaw)).toBe(true);
+    expect(otherRaw).toBeInstanceOf(Error);
+    expect(isUniqueViolation(otherRaw)).toBe(false);
   });
 });

@@ -23,9 +23,12 @@ export interface PromotionDeps {
 export type Db = PrismaClient | Prisma.TransactionClient;
 type Tx = Prisma.TransactionClient;
 
-/** True for a unique-constraint violation (Prisma P2002). */
+/** True for a unique-constraint violation: Prisma P2002, or PostgreSQL 23505 under a raw query (P2010). */
 export function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
+  if (!(err instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  if (err.code === 'P2002') return true;
+  const cause = (err.meta?.driverAdapterError as { cause?: { originalCode?: unknown } } | undefined)?.cause;
+  return err.code === 'P2010' && cause?.originalCode === '23505';
 }
 
 async function withUniqueCode<T>(write: () => Promise<T>): Promise<T> {
