@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { signedHeaders } from '@pasar/testkit';
 import { ApiClient, show, type Problem } from './support/http';
 import { addressBody, newCustomer } from './support/identity';
-import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
+import { API, useE2eStack, withLogs } from './support/stack';
 
 interface SessionBody {
   user: { id: string; email: string; fullName: string; role: string; mustChangePassword: boolean };
@@ -19,20 +19,7 @@ interface Address {
   is_default: boolean;
 }
 
-let e2e: E2eStack | undefined;
-
-beforeAll(async () => {
-  e2e = await startE2eStack();
-}, 180_000);
-
-afterAll(async () => {
-  await e2e?.stop();
-}, 60_000);
-
-function env(): E2eStack {
-  if (!e2e) throw new Error('the stack did not start');
-  return e2e;
-}
+const env = useE2eStack();
 
 function expectProblem(response: { status: number; contentType: string; body: unknown; text: string }, status: number, code?: string) {
   expect({ status: response.status, text: response.text }).toEqual({ status, text: expect.any(String) });
@@ -46,7 +33,7 @@ describe('a customer through the gateway', () => {
   it(
     'signs up (welcome e-mail), signs out and in, manages addresses, and is locked out after sign-out',
     withLogs(
-      () => e2e,
+      env,
       async () => {
         const { smtp } = env();
         const browser = env().client();
@@ -137,7 +124,7 @@ describe('identity headers only the gateway may sign', () => {
   it(
     'a service refuses headers signed with the wrong secret, and accepts the right one',
     withLogs(
-      () => e2e,
+      env,
       async () => {
         const checkout = new ApiClient(env().stack.services.checkout.url);
         const forged = await checkout.get(`${API}/account/addresses`, { headers: signedHeaders(identity(), 'not-the-identity-secret-at-all') });
@@ -159,7 +146,7 @@ describe('identity headers only the gateway may sign', () => {
   it(
     'the gateway strips x-pasar-* from the outside, even correctly signed ones',
     withLogs(
-      () => e2e,
+      env,
       async () => {
         const outsider = env().client();
         const headers = signedHeaders(identity(), env().stack.identitySecret);

@@ -5,22 +5,9 @@
  */
 import { waitFor } from '@pasar/testkit';
 import { newCustomer } from './support/identity';
-import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
+import { API, useE2eStack, withLogs } from './support/stack';
 
-let e2e: E2eStack | undefined;
-
-beforeAll(async () => {
-  e2e = await startE2eStack();
-}, 180_000);
-
-afterAll(async () => {
-  await e2e?.stop();
-}, 60_000);
-
-function env(): E2eStack {
-  if (!e2e) throw new Error('the stack did not start');
-  return e2e;
-}
+const env = useE2eStack();
 
 const homeAddress = {
   fullName: 'Nur Invited',

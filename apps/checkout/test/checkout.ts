@@ -19,6 +19,8 @@ export async function startTestCheckout(): Promise<TestCheckout> {
   let checkout: CheckoutService;
   try {
     checkout = await startCheckout(loadConfig(checkoutConfigSchema, env), { log: silentLog });
+    // consumers pull before the test publishes, so no test waits on a durable being created
+    await Promise.all(checkout.consumers.map((consumer) => consumer.ready));
   } catch (err) {
     await peer.close();
     await db.drop();

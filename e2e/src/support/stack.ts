@@ -65,6 +65,21 @@ export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env
   };
 }
 
+/** The file's stack: started before its tests, stopped (data dropped) after them; call the getter inside tests. */
+export function useE2eStack(options: Parameters<typeof startE2eStack>[0] = {}): () => E2eStack {
+  let e2e: E2eStack | undefined;
+  beforeAll(async () => {
+    e2e = await startE2eStack(options);
+  }, 180_000);
+  afterAll(async () => {
+    await e2e?.stop();
+  }, 60_000);
+  return () => {
+    if (!e2e) throw new Error('the stack did not start');
+    return e2e;
+  };
+}
+
 /**
  * Runs a test body; when it fails, the services' last log lines are added to the error so the
  * cause is visible without re-running with E2E_LOG=1.
@@ -74,7 +89,12 @@ export function withLogs(env: () => E2eStack | undefined, body: () => Promise<vo
     try {
       await body();
     } catch (err) {
-      const e2e = env();
+      let e2e: E2eStack | undefined;
+      try {
+        e2e = env();
+      } catch {
+        // the stack never started: the original error says why
+      }
       if (e2e && err instanceof Error) err.message = `${err.message}\n\nrecent service logs:\n${e2e.recentLogs()}`;
       throw err;
     }

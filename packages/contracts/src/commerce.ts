@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { postalAddress } from './http/common';
 import { defineEvent, defineRpc } from './messaging';
 
 /** Money on the wire (events, rpc, HTTP): a string with two decimals, e.g. "12.50". */
@@ -26,16 +27,6 @@ export const carrierSchema = z.enum(['carrier_a', 'carrier_b']);
 export const courierSchema = z.enum(['carrier_a', 'carrier_b', 'other']);
 export const shippingRateTypeSchema = z.enum(['flat', 'weight', 'dimension']);
 
-const shippingAddressSnapshot = z.object({
-  fullName: z.string(),
-  phone: z.string(),
-  addressLine1: z.string(),
-  addressLine2: z.string().nullable(),
-  city: z.string(),
-  postcode: z.string(),
-  state: z.string(),
-});
-export type ShippingAddressSnapshot = z.infer<typeof shippingAddressSnapshot>;
 
 // ---------------------------------------------------------------- vendor → checkout
 
@@ -119,7 +110,7 @@ export const checkoutOrderCreated = defineEvent(
     purchaseRequestIds: z.array(z.uuid()),
     buyerTin: z.string().nullable(),
     total: moneyString,
-    shippingAddress: shippingAddressSnapshot,
+    shippingAddress: postalAddress,
     subOrders: z.array(
       z.object({
         subOrderId: z.uuid(),
@@ -230,7 +221,7 @@ export const vendorBookingContext = defineRpc(
   z.object({
     shipment: z.object({ id: z.uuid(), orderId: z.uuid(), storeId: z.uuid(), status: subOrderStatusSchema, shippingMethodId: z.uuid().nullable() }),
     provider: carrierSchema.nullable(),
-    recipient: shippingAddressSnapshot,
+    recipient: postalAddress,
     items: z.array(z.object({ productName: z.string(), quantity: z.number().int(), weightKg: z.string().nullable() })),
     pickupAddress: z
       .object({ id: z.uuid(), label: z.string(), addressLine1: z.string(), postcode: z.string(), state: z.string() })

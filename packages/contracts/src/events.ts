@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { postalAddress } from './http/common';
 import { defineEvent } from './messaging';
 import { emailMessageSchema } from './email';
 
@@ -28,16 +29,7 @@ export const identityAccountSetupCompleted = defineEvent(
     userId: z.uuid(),
     fullName: z.string(),
     phone: z.string().nullable(),
-    address: z
-      .object({
-        fullName: z.string(),
-        phone: z.string(),
-        addressLine1: z.string(),
-        addressLine2: z.string().nullable(),
-        city: z.string(),
-        postcode: z.string(),
-        state: z.string(),
-      })
+    address: postalAddress
       .nullable(),
     billing: z.object({ tin: z.string().nullable() }).nullable(),
     completedAt: z.iso.datetime(),

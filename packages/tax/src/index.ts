@@ -3,6 +3,8 @@ export {
   NON_INDIVIDUAL_TIN_PREFIXES,
   isValidTin,
   normaliseTin,
+  normaliseOptionalTin,
+  type OptionalTinResult,
   type NonIndividualTinPrefix,
   type TinKind,
   type TinResult,

@@ -97,3 +97,12 @@ export function normaliseTin(input: string): TinResult {
 export function isValidTin(input: string): boolean {
   return normaliseTin(input).ok;
 }
+
+export type OptionalTinResult = { ok: true; tin: string | null } | { ok: false; reason: string };
+
+/** A TIN the caller may leave out: absent, null or blank is none; anything else must be valid and is normalised. */
+export function normaliseOptionalTin(input: string | null | undefined): OptionalTinResult {
+  if (input == null || input.trim() === '') return { ok: true, tin: null };
+  const result = normaliseTin(input);
+  return result.ok ? { ok: true, tin: result.value } : { ok: false, reason: result.reason };
+}

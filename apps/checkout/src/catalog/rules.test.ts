@@ -1,5 +1,5 @@
 import { Prisma } from '../generated/prisma/client';
-import { availableStock, cardPrice, effectiveUnitPrice, escapeLikePattern, nextFreeSlug, pageCount, planVariants, publicStorageUrl, slugify } from './rules';
+import { availableStock, cardPrice, chooseVariant, effectiveUnitPrice, escapeLikePattern, nextFreeSlug, pageCount, planVariants, publicStorageUrl, slugify } from './rules';
 
 const d = (value: string) => new Prisma.Decimal(value);
 
@@ -95,5 +95,19 @@ describe('pageCount', () => {
     expect(pageCount(1, 20)).toBe(1);
     expect(pageCount(20, 20)).toBe(1);
     expect(pageCount(21, 20)).toBe(2);
+  });
+});
+
+describe('chooseVariant', () => {
+  test('a product without variants is bought as itself; with variants, as one of its own', () => {
+    expect(chooseVariant([], undefined)).toEqual({ ok: true, variantId: null });
+    expect(chooseVariant([], null)).toEqual({ ok: true, variantId: null });
+    expect(chooseVariant(['v1', 'v2'], 'v2')).toEqual({ ok: true, variantId: 'v2' });
+  });
+
+  test('refuses a missing variant for a product with variants, and a variant that is not the product’s', () => {
+    expect(chooseVariant(['v1'], undefined)).toEqual({ ok: false, code: 'variant_required' });
+    expect(chooseVariant(['v1'], 'v9')).toEqual({ ok: false, code: 'unknown_variant' });
+    expect(chooseVariant([], 'v1')).toEqual({ ok: false, code: 'unknown_variant' });
   });
 });

@@ -86,3 +86,21 @@ export function escapeLikePattern(text: string): string {
 export function pageCount(total: number, pageSize: number): number {
   return Math.ceil(total / pageSize);
 }
+
+/** What buying a product looks at: its variants and the one asked for (cart lines and submits). */
+export type VariantChoice = { ok: true; variantId: string | null } | { ok: false; code: 'variant_required' | 'unknown_variant' };
+
+/**
+ * A product with variants is bought as one of them; a product without variants is bought as itself.
+ * A variant id must name one of the product's own variants.
+ */
+export function chooseVariant(variantIds: readonly string[], requested: string | null | undefined): VariantChoice {
+  if (requested == null) return variantIds.length === 0 ? { ok: true, variantId: null } : { ok: false, code: 'variant_required' };
+  return variantIds.includes(requested) ? { ok: true, variantId: requested } : { ok: false, code: 'unknown_variant' };
+}
+
+/** Why a variant choice was refused, for the problem detail. */
+export const VARIANT_PROBLEMS = {
+  variant_required: 'the product has variants: choose one of them',
+  unknown_variant: 'the variant is not one of the product variants',
+} as const;

@@ -1,9 +1,9 @@
 import { MAX_FAMILY_CART_QUANTITY, type AddFamilyCartItemBody } from '@pasar/contracts';
 import { badRequest, conflict, notFound } from '@pasar/service-kit';
-import { effectiveUnitPrice } from '../catalog/rules';
+import { chooseVariant, effectiveUnitPrice, VARIANT_PROBLEMS } from '../catalog/rules';
 import type { FamilyCartItem, Prisma, PrismaClient } from '../generated/prisma/client';
 import { familyLock, familyOfMember, lockFamilyKeys, type FamilyDb } from './membership';
-import { chooseVariant, lineTotal, mergedQuantity, subtotal, VARIANT_PROBLEMS } from './rules';
+import { lineTotal, mergedQuantity, subtotal } from './rules';
 
 export interface CartDeps {
   prisma: PrismaClient;

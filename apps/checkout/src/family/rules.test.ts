@@ -1,7 +1,6 @@
 import { MAX_FAMILY_CART_QUANTITY, MAX_FAMILY_MEMBERS } from '@pasar/contracts';
 import { Prisma } from '../generated/prisma/client';
 import {
-  chooseVariant,
   familyAddress,
   hasRoomForMember,
   inviteEmailVars,
@@ -45,20 +44,6 @@ describe('ownerFirst', () => {
     const members = [{ userId: 'b' }, { userId: 'owner' }, { userId: 'a' }];
     expect(ownerFirst(members, 'owner').map((m) => m.userId)).toEqual(['owner', 'b', 'a']);
     expect(ownerFirst(members, 'nobody').map((m) => m.userId)).toEqual(['b', 'owner', 'a']);
-  });
-});
-
-describe('chooseVariant', () => {
-  test('a product without variants is bought as itself; with variants, as one of its own', () => {
-    expect(chooseVariant([], undefined)).toEqual({ ok: true, variantId: null });
-    expect(chooseVariant([], null)).toEqual({ ok: true, variantId: null });
-    expect(chooseVariant(['v1', 'v2'], 'v2')).toEqual({ ok: true, variantId: 'v2' });
-  });
-
-  test('refuses a missing variant for a product with variants, and a variant that is not the product’s', () => {
-    expect(chooseVariant(['v1'], undefined)).toEqual({ ok: false, code: 'variant_required' });
-    expect(chooseVariant(['v1'], 'v9')).toEqual({ ok: false, code: 'unknown_variant' });
-    expect(chooseVariant([], 'v1')).toEqual({ ok: false, code: 'unknown_variant' });
   });
 });
 

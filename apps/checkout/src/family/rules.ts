@@ -31,24 +31,6 @@ export function ownerFirst<T extends { userId: string }>(members: readonly T[], 
   return [...members.filter((m) => m.userId === ownerId), ...members.filter((m) => m.userId !== ownerId)];
 }
 
-/** What adding to the cart looks at: the product's variants and the one asked for. */
-export type VariantChoice = { ok: true; variantId: string | null } | { ok: false; code: 'variant_required' | 'unknown_variant' };
-
-/**
- * A product with variants is bought as one of them; a product without variants is bought as itself.
- * A variant id must name one of the product's own variants.
- */
-export function chooseVariant(variantIds: readonly string[], requested: string | null | undefined): VariantChoice {
-  if (requested == null) return variantIds.length === 0 ? { ok: true, variantId: null } : { ok: false, code: 'variant_required' };
-  return variantIds.includes(requested) ? { ok: true, variantId: requested } : { ok: false, code: 'unknown_variant' };
-}
-
-/** Why a variant choice was refused, for the problem detail. */
-export const VARIANT_PROBLEMS = {
-  variant_required: 'the product has variants: choose one of them',
-  unknown_variant: 'the variant is not one of the product variants',
-} as const;
-
 /** The quantity of a cart line after adding `added`, or null when it would pass the per-line limit. */
 export function mergedQuantity(current: number, added: number, limit = MAX_FAMILY_CART_QUANTITY): number | null {
   const total = current + added;

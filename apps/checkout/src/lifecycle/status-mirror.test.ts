@@ -1,20 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { vendorShipmentStatusChanged, type EventEnvelope, type SubOrderStatus } from '@pasar/contracts';
 import { silentLog, waitFor } from '@pasar/testkit';
-import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { useTestCheckout } from '../../test/checkout';
 import { markOrderPaid } from './order-paid';
 import type { ShipmentStatusChanged } from './status-mirror';
 import { STOCK_BEFORE_SUBMIT, seedPendingOrder, type SeededOrder } from './test-fixtures';
 
-let t: TestCheckout;
-
-beforeAll(async () => {
-  t = await startTestCheckout();
-  await Promise.all(t.checkout.consumers.map((consumer) => consumer.ready));
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestCheckout();
 
 const prisma = () => t.checkout.prisma;
 

@@ -1,18 +1,12 @@
-import type { FamilySubmitBody, ShippingAddressSnapshot } from '@pasar/contracts';
+import type { FamilySubmitBody } from '@pasar/contracts';
 import { badRequest, notFound } from '@pasar/service-kit';
 import { familyCartLines } from '../family/cart';
 import { familyOfMember } from '../family/membership';
-import type { FamilyAccount, Order } from '../generated/prisma/client';
+import { familyAddress } from '../family/rules';
+import type { Order } from '../generated/prisma/client';
 import { priceOrder, writeOrder } from './place-order';
 import { familyOrderNotes } from './rules';
 import { idempotencyOf, placeOnce, type OrderDeps, type SubmitOptions } from './submit';
-
-/** The family's delivery address as an order snapshot; null until the owner has set all of it. */
-export function familyShippingAddress(family: FamilyAccount): ShippingAddressSnapshot | null {
-  const { fullName, phone, addressLine1, addressLine2, city, postcode, state } = family;
-  if (!fullName || !phone || !addressLine1 || !city || !postcode || !state) return null;
-  return { fullName, phone, addressLine1, addressLine2, city, postcode, state };
-}
 
 /**
  * POST /checkout/family/submit by an active member of a family (404 none, 403
@@ -26,7 +20,7 @@ export function submitFamilyOrder(deps: OrderDeps, userId: string, body: FamilyS
   const idempotency = idempotencyOf('family-submit', options.idempotencyKey, body);
   return placeOnce(prisma, userId, idempotency, async () => {
     const { family } = await familyOfMember(prisma, userId);
-    const shippingAddress = familyShippingAddress(family);
+    const shippingAddress = familyAddress(family);
     if (!shippingAddress) throw badRequest('family_address_missing', 'the family owner has not set the delivery address yet');
     const requested = body.cartItemIds ? [...new Set(body.cartItemIds)] : undefined;
     const lines = await familyCartLines(prisma, family.id, requested);

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { enqueueEvent, type OutboxTx } from '@pasar/bus';
-import { checkoutOrderCreated, type EventData, type ShippingAddressSnapshot } from '@pasar/contracts';
+import { checkoutOrderCreated, type EventData, type PostalAddress } from '@pasar/contracts';
 import { badRequest } from '@pasar/service-kit';
-import { effectiveUnitPrice } from '../catalog/rules';
-import { chooseVariant } from '../family/rules';
+import { chooseVariant, effectiveUnitPrice, VARIANT_PROBLEMS } from '../catalog/rules';
 import { Prisma, type Order, type Product, type ProductVariant, type ShippingMethodReplica } from '../generated/prisma/client';
 import { redeemPoints } from '../loyalty/loyalty';
 import { activeKolCode, applicableVoucher, countKolCodeUse, countVoucherUse, type Db } from '../promotions/promotions';
@@ -16,7 +15,7 @@ const ZERO = new Prisma.Decimal(0);
 export interface PlaceOrderInput {
   customerId: string;
   lines: readonly { productId: string; variantId?: string | null; quantity: number }[];
-  shippingAddress: ShippingAddressSnapshot;
+  shippingAddress: PostalAddress;
   /** Methods the buyer chose, at most one per store of the cart; a store without one gets its cheapest active method. */
   shippingMethodIds?: readonly string[];
   /** true: a cart that spans stores is refused (400 `multiple_stores`). */
@@ -97,11 +96,6 @@ interface PricedLine extends LineRequest {
   unitPrice: Prisma.Decimal;
   lineTotal: Prisma.Decimal;
 }
-
-const VARIANT_PROBLEMS = {
-  variant_required: 'the product has variants: choose one of them',
-  unknown_variant: 'the variant is not one of the product variants',
-} as const;
 
 /** Prices the lines server-side from the catalog: live products only, the variant's override over the base price. */
 function priceLines(products: Catalog['products'], lines: readonly LineRequest[]): PricedLine[] {

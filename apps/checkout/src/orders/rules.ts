@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ShippingAddressSnapshot } from '@pasar/contracts';
+import type { PostalAddress } from '@pasar/contracts';
 import { Prisma, type DiscountType, type Order } from '../generated/prisma/client';
 import { maxRedeemablePoints, pointsValue } from '../loyalty/rules';
 import { discountOn, roundToCents } from '../promotions/rules';
@@ -307,7 +307,7 @@ export function familyOrderNotes(cartItemIds: readonly string[]): string {
 type ShippingColumns = Pick<Order, 'shipFullName' | 'shipPhone' | 'shipAddressLine1' | 'shipAddressLine2' | 'shipCity' | 'shipPostcode' | 'shipState'>;
 
 /** The delivery address an order keeps (a snapshot: later address edits do not move it), as its columns. */
-export function shippingColumns(address: ShippingAddressSnapshot): ShippingColumns {
+export function shippingColumns(address: PostalAddress): ShippingColumns {
   return {
     shipFullName: address.fullName,
     shipPhone: address.phone,
@@ -320,7 +320,7 @@ export function shippingColumns(address: ShippingAddressSnapshot): ShippingColum
 }
 
 /** An order's delivery address as events and the order detail show it. */
-export function shippingAddressOf(order: ShippingColumns): ShippingAddressSnapshot {
+export function shippingAddressOf(order: ShippingColumns): PostalAddress {
   return {
     fullName: order.shipFullName,
     phone: order.shipPhone,

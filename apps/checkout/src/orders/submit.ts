@@ -1,6 +1,6 @@
-import type { PlacedOrder, ShippingAddressSnapshot, SubmitOrderBody } from '@pasar/contracts';
+import type { PlacedOrder, PostalAddress, SubmitOrderBody } from '@pasar/contracts';
 import { badRequest, conflict, notFound } from '@pasar/service-kit';
-import { normaliseTin } from '@pasar/tax';
+import { normaliseOptionalTin } from '@pasar/tax';
 import type { CheckoutConfig } from '../config';
 import type { Order, Prisma, PrismaClient } from '../generated/prisma/client';
 import { isUniqueViolation } from '../promotions/promotions';
@@ -98,10 +98,9 @@ export const idempotencyOf = (kind: string, key: string | undefined, body: unkno
 
 /** A buyer TIN as given (empty: none), validated and normalised; 400 `invalid_tin`. */
 export function buyerTinOf(input: string | null | undefined): string | null {
-  if (input == null || input.trim() === '') return null;
-  const tin = normaliseTin(input);
+  const tin = normaliseOptionalTin(input);
   if (!tin.ok) throw badRequest('invalid_tin', tin.reason);
-  return tin.value;
+  return tin.tin;
 }
 
 /** Saves the TIN to the customer's profile only when the profile has none. */
@@ -121,7 +120,7 @@ export function submitOrder(deps: OrderDeps, customerId: string, body: SubmitOrd
   const idempotency = idempotencyOf('submit', options.idempotencyKey, body);
   return placeOnce(prisma, customerId, idempotency, async () => {
     const buyerTin = buyerTinOf(body.buyerTin);
-    const [shippingAddress] = await prisma.$queryRaw<ShippingAddressSnapshot[]>`
+    const [shippingAddress] = await prisma.$queryRaw<PostalAddress[]>`
       SELECT full_name AS "fullName", phone, address_line_1 AS "addressLine1", address_line_2 AS "addressLine2", city, postcode, state
       FROM customer_address WHERE id = ${body.addressId}::uuid AND customer_id = ${customerId}::uuid`;
     if (!shippingAddress) throw notFound('address');

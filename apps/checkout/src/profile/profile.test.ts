@@ -2,18 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { MAX_ADDRESSES_PER_CUSTOMER, identityAccountSetupCompleted, type EventEnvelope } from '@pasar/contracts';
 import { signedHeaders, waitFor } from '@pasar/testkit';
 import request from 'supertest';
-import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { useTestCheckout } from '../../test/checkout';
 import type { AccountSetupCompleted } from './profile';
 
-let t: TestCheckout;
-
-beforeAll(async () => {
-  t = await startTestCheckout();
-  await Promise.all(t.checkout.consumers.map((consumer) => consumer.ready));
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestCheckout();
 
 const TIN = '/api/v1/account/tin';
 const http = () => request(t.checkout.url);

@@ -3,7 +3,8 @@ import { ProblemError, badRequest } from '@pasar/service-kit';
 import type { Logger } from 'pino';
 import { createAddress, listAddresses, setDefaultAddress } from '../addresses/addresses';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
-import { isSameAddress, profileTinOf, setupAddressBody, type SetupAddress } from './rules';
+import { normaliseOptionalTin } from '@pasar/tax';
+import { isSameAddress, setupAddressBody, type SetupAddress } from './rules';
 
 /** What the profile use cases need. */
 export interface ProfileDeps {
@@ -24,7 +25,7 @@ export async function getProfileTin({ prisma }: ProfileDeps, customerId: string)
  * (400 `invalid_tin`) and is stored normalised. Orders keep the buyer_tin they were placed with.
  */
 export async function updateProfileTin({ prisma }: ProfileDeps, customerId: string, input: string | null): Promise<void> {
-  const change = profileTinOf(input);
+  const change = normaliseOptionalTin(input);
   if (!change.ok) throw badRequest('invalid_tin', change.reason);
   await saveProfileTin(prisma, customerId, change.tin);
 }
@@ -39,7 +40,7 @@ async function saveProfileTin(db: Tx | PrismaClient, customerId: string, tin: st
  * default address through the address use cases.
  */
 export async function applyAccountSetup(deps: ProfileDeps & { log: Logger }, tx: Tx, event: AccountSetupCompleted): Promise<void> {
-  const tin = profileTinOf(event.billing?.tin);
+  const tin = normaliseOptionalTin(event.billing?.tin);
   if (!tin.ok) deps.log.warn({ userId: event.userId, reason: tin.reason }, 'account setup sent an invalid TIN; the profile TIN is left as it is');
   else if (tin.tin) await saveProfileTin(tx, event.userId, tin.tin);
   if (event.address) await saveSetupAddress(deps, event.userId, event.address);

@@ -1,22 +1,4 @@
-import { isSameAddress, profileTinOf, setupAddressBody } from './rules';
-
-describe('profileTinOf', () => {
-  test.each([undefined, null, '', '  '])('%p clears', (input) => {
-    expect(profileTinOf(input)).toEqual({ ok: true, tin: null });
-  });
-
-  test.each([
-    ['c-0012345', 'C12345'],
-    ['ig 012345678', 'IG012345678'],
-    ['TP 000 99', 'TP99'],
-  ])('%p is stored as %p', (input, tin) => {
-    expect(profileTinOf(input)).toEqual({ ok: true, tin });
-  });
-
-  test.each(['X123', 'IG12345678', 'C0', 'C1234567890123'])('%p is invalid', (input) => {
-    expect(profileTinOf(input)).toEqual({ ok: false, reason: expect.any(String) });
-  });
-});
+import { isSameAddress, setupAddressBody } from './rules';
 
 describe('setup address', () => {
   const address = { fullName: 'Nur', phone: '+6011', addressLine1: '1 Jalan', addressLine2: null, city: 'Ipoh', postcode: '30000', state: 'Perak' };

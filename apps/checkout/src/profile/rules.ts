@@ -1,14 +1,4 @@
 import type { AddressBody, EventData, identityAccountSetupCompleted } from '@pasar/contracts';
-import { normaliseTin } from '@pasar/tax';
-
-export type TinChange = { ok: true; tin: string | null } | { ok: false; reason: string };
-
-/** PATCH /account/tin: null or blank clears the TIN; anything else must be a valid TIN and is stored normalised. */
-export function profileTinOf(input: string | null | undefined): TinChange {
-  if (input == null || input.trim() === '') return { ok: true, tin: null };
-  const result = normaliseTin(input);
-  return result.ok ? { ok: true, tin: result.value } : { ok: false, reason: result.reason };
-}
 
 export type SetupAddress = NonNullable<EventData<typeof identityAccountSetupCompleted>['address']>;
 

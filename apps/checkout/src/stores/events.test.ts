@@ -2,20 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { vendorShippingMethodDeleted, vendorShippingMethodUpserted, vendorStoreUpserted, type EventEnvelope } from '@pasar/contracts';
 import { waitFor } from '@pasar/testkit';
 import request from 'supertest';
-import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { useTestCheckout } from '../../test/checkout';
 import { as, productBody } from '../catalog/test-fixtures';
 import type { ShippingMethodDeleted, ShippingMethodUpserted, StoreUpserted } from './events';
 import { storeOfOwner } from './stores';
 
-let t: TestCheckout;
-
-beforeAll(async () => {
-  t = await startTestCheckout();
-  await Promise.all(t.checkout.consumers.map((consumer) => consumer.ready));
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestCheckout();
 
 const CONSUMER_OF: Record<string, string> = {
   [vendorStoreUpserted.type]: 'store-replica',

@@ -1,18 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { identityUserUpserted, type EventEnvelope } from '@pasar/contracts';
 import { waitFor } from '@pasar/testkit';
-import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { useTestCheckout } from '../../test/checkout';
 import type { UserUpserted } from './events';
 
-let t: TestCheckout;
-
-beforeAll(async () => {
-  t = await startTestCheckout();
-  await Promise.all(t.checkout.consumers.map((consumer) => consumer.ready));
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestCheckout();
 
 function userUpserted(data: Partial<UserUpserted> & { userId: string }): EventEnvelope<UserUpserted> {
   return {

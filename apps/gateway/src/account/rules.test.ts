@@ -1,24 +1,5 @@
 import type { AccountSetupBody } from '@pasar/contracts';
-import { optionalTin, setupCompletedData } from './rules';
-
-describe('optionalTin', () => {
-  test.each([undefined, null, '', '   '])('%p is no TIN', (input) => {
-    expect(optionalTin(input)).toEqual({ ok: true, tin: null });
-  });
-
-  test.each([
-    ['c 0012345-6', 'C123456'],
-    ['IG012345678', 'IG012345678'],
-    [' ig 0123-4567-89 ', 'IG0123456789'],
-    ['LE000000000001', 'LE1'],
-  ])('%p is normalised to %p', (input, tin) => {
-    expect(optionalTin(input)).toEqual({ ok: true, tin });
-  });
-
-  test.each(['X123', 'IG123', 'C000', 'C12A', 'IG'])('%p is refused with a reason', (input) => {
-    expect(optionalTin(input)).toEqual({ ok: false, reason: expect.any(String) });
-  });
-});
+import { setupCompletedData } from './rules';
 
 describe('setupCompletedData', () => {
   const body: AccountSetupBody = {

@@ -1,14 +1,4 @@
 import type { AccountSetupBody, EventData, identityAccountSetupCompleted } from '@pasar/contracts';
-import { normaliseTin } from '@pasar/tax';
-
-export type OptionalTin = { ok: true; tin: string | null } | { ok: false; reason: string };
-
-/** A TIN the caller may leave out: absent, null or blank is none; anything else must be a valid TIN (normalised). */
-export function optionalTin(input: string | null | undefined): OptionalTin {
-  if (input == null || input.trim() === '') return { ok: true, tin: null };
-  const result = normaliseTin(input);
-  return result.ok ? { ok: true, tin: result.value } : { ok: false, reason: result.reason };
-}
 
 export type SetupCompleted = EventData<typeof identityAccountSetupCompleted>;
 

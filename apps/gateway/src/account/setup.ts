@@ -4,7 +4,8 @@ import { badRequest, unauthenticated } from '@pasar/service-kit';
 import type { GatewayPrisma } from '../db';
 import { EVENT_SOURCE, enqueueUserUpserted } from '../users/users';
 import { checkCurrentPassword, replacePassword, type AccountDeps, type Caller, type PasswordOutcome } from './passwords';
-import { optionalTin, setupCompletedData } from './rules';
+import { setupCompletedData } from './rules';
+import { normaliseOptionalTin } from '@pasar/tax';
 
 /**
  * GET /account/must-change-password. The spec defines it as "true iff a family or B2B membership
@@ -30,7 +31,7 @@ export async function mustChangePassword(prisma: GatewayPrisma, userId: string):
  * active in checkout and b2b) and `identity.user.upserted` (replicas see the new name and phone).
  */
 export async function completeAccountSetup(deps: AccountDeps, caller: Caller, body: AccountSetupBody, requestId?: string): Promise<PasswordOutcome> {
-  const tin = optionalTin(body.billing?.tin);
+  const tin = normaliseOptionalTin(body.billing?.tin);
   if (!tin.ok) throw badRequest('invalid_tin', tin.reason);
   const check = await checkCurrentPassword(deps, caller, body.currentPassword);
   if (!check.ok) return check;

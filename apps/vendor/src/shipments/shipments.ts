@@ -1,4 +1,4 @@
-import { SHIPMENTS_PAGE_SIZE, type CancelShipmentBody, type ShipShipmentBody, type ShippingAddressSnapshot, type SubOrderStatus } from '@pasar/contracts';
+import { SHIPMENTS_PAGE_SIZE, type CancelShipmentBody, type ShipShipmentBody, type PostalAddress, type SubOrderStatus } from '@pasar/contracts';
 import { ProblemError, badRequest, notFound } from '@pasar/service-kit';
 import { now, type VendorDeps } from '../deps';
 import type { Shipment, ShipmentItem } from '../generated/prisma/client';
@@ -37,7 +37,7 @@ export async function getShipment({ prisma }: Pick<VendorDeps, 'prisma'>, storeI
 }
 
 /** Who the shipment goes to, as checkout's order carried it. */
-export function recipientOf(shipment: Shipment): ShippingAddressSnapshot {
+export function recipientOf(shipment: Shipment): PostalAddress {
   return {
     fullName: shipment.recipientName,
     phone: shipment.recipientPhone,

@@ -20,3 +20,15 @@ export const uuidParam = z.object({ id: z.uuid() });
 export const money = z.string().regex(/^-?\d+\.\d{2}$/).meta({ example: '12.50' });
 
 export const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(10000).default(1) });
+
+/** A delivery address as events and responses carry it (camelCase; snapshots on orders and shipments). */
+export const postalAddress = z.object({
+  fullName: z.string(),
+  phone: z.string(),
+  addressLine1: z.string(),
+  addressLine2: z.string().nullable(),
+  city: z.string(),
+  postcode: z.string(),
+  state: z.string(),
+});
+export type PostalAddress = z.infer<typeof postalAddress>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { money } from './common';
+import { money, postalAddress } from './common';
 
 /** A family has at most this many current (pending or active) members, the owner included; one more answers 409 `family_full`. */
 export const MAX_FAMILY_MEMBERS = 10;
@@ -53,16 +53,7 @@ export const familyMember = z
   .meta({ id: 'FamilyMember' });
 export type FamilyMember = z.infer<typeof familyMember>;
 
-export const familyAddress = z
-  .object({
-    fullName: z.string(),
-    phone: z.string(),
-    addressLine1: z.string(),
-    addressLine2: z.string().nullable(),
-    city: z.string(),
-    postcode: z.string(),
-    state: z.string(),
-  })
+export const familyAddress = postalAddress
   .meta({ id: 'FamilyAddress' });
 export type FamilyAddress = z.infer<typeof familyAddress>;
 

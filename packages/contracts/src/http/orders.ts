@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { orderStatusSchema, subOrderStatusSchema } from '../commerce';
-import { money } from './common';
+import { money, postalAddress } from './common';
 
 // Checkout submit, pending order, customer orders and loyalty (DESIGN §7 "Shapes we fixed").
 
@@ -139,15 +139,7 @@ export const orderDetail = z
     createdAt: z.iso.datetime(),
     expiresAt: z.iso.datetime(),
     paidAt: z.iso.datetime().nullable(),
-    shippingAddress: z.object({
-      fullName: z.string(),
-      phone: z.string(),
-      addressLine1: z.string(),
-      addressLine2: z.string().nullable(),
-      city: z.string(),
-      postcode: z.string(),
-      state: z.string(),
-    }),
+    shippingAddress: postalAddress,
     subOrders: z.array(
       z.object({
         id: z.uuid(),

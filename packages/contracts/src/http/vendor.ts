@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { carrierSchema, courierSchema, shippingRateTypeSchema, subOrderStatusSchema } from '../commerce';
-import { money, pageQuery } from './common';
+import { money, pageQuery, postalAddress } from './common';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 const days = z.number().int().min(0).max(365).nullish();
@@ -151,15 +151,7 @@ export const shipmentDetail = shipmentSummary
     shippingFee: money,
     cancelReason: z.string().nullable(),
     updatedAt: z.iso.datetime(),
-    recipient: z.object({
-      fullName: z.string(),
-      phone: z.string(),
-      addressLine1: z.string(),
-      addressLine2: z.string().nullable(),
-      city: z.string(),
-      postcode: z.string(),
-      state: z.string(),
-    }),
+    recipient: postalAddress,
     items: z.array(
       z.object({
         id: z.uuid(),
