@@ -1,5 +1,5 @@
 import type { Prisma } from '../generated/prisma/client';
-import { creditPoints } from './points';
+import { creditPoints } from '../loyalty/ledger';
 import { holdingsToRelease, stockToRelease, type HeldItem, type StockRelease } from './rules';
 
 type Tx = Prisma.TransactionClient;

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Order, Prisma } from '../generated/prisma/client';
 import { familyCartItemIdsOf, pointsEarnedFor } from '../payments/rules';
 import { CHECKOUT_SOURCE, enqueueOrderStatusChanges } from './order-events';
-import { creditPoints } from './points';
+import { creditPoints } from '../loyalty/ledger';
 
 type Tx = Prisma.TransactionClient;
 

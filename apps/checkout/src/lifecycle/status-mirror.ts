@@ -5,7 +5,7 @@ import type { Order, Prisma, PrismaClient, SubOrder } from '../generated/prisma/
 import { releaseStock } from './holdings';
 import { enqueueOrderStatusChanges } from './order-events';
 import { lockOrder } from './order-paid';
-import { reversePoints } from './points';
+import { reversePoints } from '../loyalty/ledger';
 import { acceptsShipmentStatus, advanceParentStatus, pointsToReverse } from './rules';
 
 type Tx = Prisma.TransactionClient;

@@ -1,12 +1,10 @@
-import type { LoyaltyAccount, LoyaltyTransaction, Prisma, PrismaClient } from '../generated/prisma/client';
+import type { LoyaltyAccount, LoyaltyTransaction, PrismaClient } from '../generated/prisma/client';
 import { pageCount } from '../catalog/rules';
 import { LOYALTY_PAGE_SIZE } from './rules';
 
 export interface LoyaltyDeps {
   prisma: PrismaClient;
 }
-
-type Tx = Prisma.TransactionClient;
 
 /** The account as GET /account/loyalty shows it; a customer without one has zeros (created on the first change). */
 export type LoyaltyTotals = Pick<LoyaltyAccount, 'balance' | 'totalEarned' | 'totalRedeemed'>;
@@ -37,20 +35,4 @@ export async function loyaltyPage({ prisma }: LoyaltyDeps, customerId: string, p
 export async function loyaltyBalance({ prisma }: LoyaltyDeps, customerId: string): Promise<number> {
   const account = await prisma.loyaltyAccount.findUnique({ where: { customerId }, select: { balance: true } });
   return account?.balance ?? 0;
-}
-
-/**
- * Debits redeemed points inside the submit's transaction with one conditional update (the balance
- * never goes below zero, under any concurrency) and records a `redeem` transaction (negative
- * points). Answers false, writing nothing, when the balance does not cover them.
- */
-export async function redeemPoints(tx: Tx, redemption: { customerId: string; points: number; orderId: string }): Promise<boolean> {
-  const { customerId, points, orderId } = redemption;
-  const debited = await tx.$executeRaw`
-    UPDATE loyalty_account
-    SET balance = balance - ${points}::int, total_redeemed = total_redeemed + ${points}::int, updated_at = now()
-    WHERE customer_id = ${customerId}::uuid AND balance >= ${points}::int`;
-  if (debited !== 1) return false;
-  await tx.loyaltyTransaction.create({ data: { customerId, type: 'redeem', points: -points, orderId } });
-  return true;
 }

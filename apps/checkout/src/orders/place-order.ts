@@ -4,7 +4,7 @@ import { checkoutOrderCreated, type EventData, type PostalAddress } from '@pasar
 import { badRequest } from '@pasar/service-kit';
 import { chooseVariant, effectiveUnitPrice, VARIANT_PROBLEMS } from '../catalog/rules';
 import { Prisma, type Order, type Product, type ProductVariant, type ShippingMethodReplica } from '../generated/prisma/client';
-import { redeemPoints } from '../loyalty/loyalty';
+import { redeemPoints } from '../loyalty/ledger';
 import { activeKolCode, applicableVoucher, countKolCodeUse, countVoucherUse, type Db } from '../promotions/promotions';
 import { chooseShipping, linesInLockOrder, planOrder, shippingAddressOf, shippingColumns, shortOrderId, type LineRequest, type OrderPlan } from './rules';
 

@@ -3,7 +3,7 @@ import { conflict, notFound } from '@pasar/service-kit';
 import type { Logger } from 'pino';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { lockOrder } from '../lifecycle/order-paid';
-import { reversePoints } from '../lifecycle/points';
+import { reversePoints } from '../loyalty/ledger';
 import { requireOwnStore } from '../stores/stores';
 import { findReturns, type LoadedReturn } from './read';
 import { RETURN_TRANSITIONS, paidValueOf, refundableNow, returnPointsToReverse, type ReturnAction } from './rules';

@@ -2,6 +2,8 @@ import type { Prisma } from '../generated/prisma/client';
 
 type Tx = Prisma.TransactionClient;
 
+// The points ledger: every change of a loyalty account goes through these, in the caller's transaction.
+
 /** Where a ledger entry comes from. */
 export interface PointsEntry {
   customerId: string;
@@ -52,4 +54,20 @@ export async function reversePoints(tx: Tx, entry: PointsEntry): Promise<number>
     data: { customerId: entry.customerId, type: 'reversal', points: -taken, orderId: entry.orderId, subOrderId: entry.subOrderId ?? null },
   });
   return taken;
+}
+
+/**
+ * Debits redeemed points inside the submit's transaction with one conditional update (the balance
+ * never goes below zero, under any concurrency) and records a `redeem` transaction (negative
+ * points). Answers false, writing nothing, when the balance does not cover them.
+ */
+export async function redeemPoints(tx: Tx, redemption: { customerId: string; points: number; orderId: string }): Promise<boolean> {
+  const { customerId, points, orderId } = redemption;
+  const debited = await tx.$executeRaw`
+    UPDATE loyalty_account
+    SET balance = balance - ${points}::int, total_redeemed = total_redeemed + ${points}::int, updated_at = now()
+    WHERE customer_id = ${customerId}::uuid AND balance >= ${points}::int`;
+  if (debited !== 1) return false;
+  await tx.loyaltyTransaction.create({ data: { customerId, type: 'redeem', points: -points, orderId } });
+  return true;
 }
