@@ -23,6 +23,12 @@ export const identityCreateUser = defineRpc(
     role: roleSchema,
     password: z.string().min(8).max(128),
     mustChangePassword: z.boolean().default(true),
+    /**
+     * The caller's key for this creation (e.g. `vendor-application:<id>`): a repeat with the same key
+     * (after a timeout) answers the first result, `created: true`, and sets the repeat's password,
+     * so a retried saga step neither orphans an account nor loses the temporary password.
+     */
+    idempotencyKey: z.string().min(1).max(200).optional(),
   }),
   z.object({ user: userSummary, created: z.boolean() }),
 );

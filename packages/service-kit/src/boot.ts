@@ -119,3 +119,28 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
     },
   };
 }
+
+/**
+ * One slice of a service: what it mounts, consumes, answers and runs. Each service names its own
+ * (`type CheckoutFeature = ServiceFeature<CheckoutConfig, PrismaClient>` in `src/feature.ts`),
+ * each feature module exports one, and `src/features.ts` only lists them.
+ */
+export interface ServiceFeature<C extends BaseConfig, P extends PrismaLike> {
+  name: string;
+  routes?: (router: Router, ctx: ServiceContext<C, P>) => void;
+  consumers?: StartServiceOptions<C, P>['consumers'];
+  rpc?: StartServiceOptions<C, P>['rpc'];
+  workers?: StartServiceOptions<C, P>['workers'];
+}
+
+/** The routes, consumers, rpc responders and workers of a list of features, for `startService`. */
+export function mountFeatures<C extends BaseConfig, P extends PrismaLike>(
+  features: readonly ServiceFeature<C, P>[],
+): Pick<StartServiceOptions<C, P>, 'routes' | 'consumers' | 'rpc' | 'workers'> {
+  return {
+    routes: (router, ctx) => features.forEach((feature) => feature.routes?.(router, ctx)),
+    consumers: (ctx) => features.flatMap((feature) => feature.consumers?.(ctx) ?? []),
+    rpc: (ctx) => features.flatMap((feature) => feature.rpc?.(ctx) ?? []),
+    workers: (ctx) => features.flatMap((feature) => feature.workers?.(ctx) ?? []),
+  };
+}
