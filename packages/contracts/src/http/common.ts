@@ -20,6 +20,15 @@ export const uuidParam = z.object({ id: z.uuid() });
 export const money = z.string().regex(/^-?\d+\.\d{2}$/).meta({ example: '12.50' });
 
 export const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(10000).default(1) });
+/**
+ * Paging of a list that answers a plain array: `?page=1&limit=50` (limit 1..200). Every list endpoint
+ * takes it (or a bounded `limit` of its own where the interface names one), so no answer is unbounded.
+ */
+export const listQuery = z.object({
+  page: z.coerce.number().int().min(1).max(10000).default(1),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type ListQuery = z.infer<typeof listQuery>;
 
 /** A delivery address as events and responses carry it (camelCase; snapshots on orders and shipments). */
 export const postalAddress = z.object({
