@@ -161,6 +161,11 @@ async function main(): Promise<number> {
       say(`demo data not seeded: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  if (signals.first) {
+    // Ctrl-C while the demo data was seeded: the stack is already stopping
+    await shutdown;
+    return 0;
+  }
   const demoLogins = settings.demo.enabled ? await verifiedDemoLogins(stack.gatewayUrl, settings.demo.password) : [];
   const demoIds = demoLogins.includes(DEMO_CUSTOMER_EMAIL)
     ? await findDemoWalkthroughIds(stack.gatewayUrl, { email: DEMO_CUSTOMER_EMAIL, password: settings.demo.password }).catch(() => undefined)

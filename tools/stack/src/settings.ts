@@ -41,8 +41,7 @@ Starts PostgreSQL and NATS when none answers, then the six Pasar services with p
 
 Options:
   --free-ports           use free ports instead of 8080 and 4001-4005     (STACK_FREE_PORTS=true)
-  --port-base <port>     gateway on <port>, the five services on the next five
-                                                                   (STACK_PORT_BASE)
+  --port-base <port>     gateway on <port>, the other five on the next five (STACK_PORT_BASE)
   --namespace <ns>       NATS subject/stream prefix for every service      (NATS_NAMESPACE)
   --schema-prefix <p>    put each service's schema under <p>_<schema>      (STACK_SCHEMA_PREFIX)
   --data-dir <dir>       where a started PostgreSQL/NATS keep their data   (STACK_DATA_DIR, default .data)
