@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createPrisma } from '@pasar/db';
-import { startService, type RunningService, type StartServiceOptions } from '@pasar/service-kit';
+import { mountFeatures, startService, type RunningService, type StartServiceOptions } from '@pasar/service-kit';
 import type { CheckoutConfig } from './config';
 import { features } from './features';
 import { PrismaClient } from './generated/prisma/client';
@@ -19,10 +19,7 @@ export function startCheckout(
     migrationsDir: join(__dirname, '..', 'prisma', 'migrations'),
     publicPaths: ['/payments/notify', '/catalog/*'],
     formPaths: ['/payments/notify'],
-    routes: (router, ctx) => features.forEach((f) => f.routes?.(router, ctx)),
-    consumers: (ctx) => features.flatMap((f) => f.consumers?.(ctx) ?? []),
-    rpc: (ctx) => features.flatMap((f) => f.rpc?.(ctx) ?? []),
-    workers: (ctx) => features.flatMap((f) => f.workers?.(ctx) ?? []),
+    ...mountFeatures(features),
     ...overrides,
   });
 }

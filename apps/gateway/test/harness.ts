@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { consume, type RunningConsumer } from '@pasar/bus';
 import type { EventContract, EventData, EventEnvelope } from '@pasar/contracts';
 import { createTestSchema, type TestSchema } from '@pasar/db';
-import { TEST_IDENTITY_SECRET, createTestBus, silentLog, waitFor, type TestBus } from '@pasar/testkit';
+import { TEST_IDENTITY_SECRET, createTestBus, freePort, silentLog, waitFor, type TestBus } from '@pasar/testkit';
 import { parseSetCookie, type SetCookie } from 'cookie';
 import request from 'supertest';
 import { startGateway, type GatewayHandle } from '../src/app';
@@ -29,6 +29,10 @@ export async function createTestWorld(): Promise<TestWorld> {
   const peer = await createTestBus('peer');
   const gateways: GatewayHandle[] = [];
   const consumers: RunningConsumer[] = [];
+  // Upstreams a test does not set point at a free port, never at the default 4001-4005 where a
+  // running stack (npm start) would answer instead.
+  const nowhere = `http://127.0.0.1:${await freePort()}`;
+  const upstreams = { CHECKOUT_URL: nowhere, B2B_URL: nowhere, VENDOR_URL: nowhere, ADMIN_URL: nowhere };
   return {
     db,
     peer,
@@ -42,6 +46,7 @@ export async function createTestWorld(): Promise<TestWorld> {
         NATS_NAMESPACE: peer.namespace,
         IDENTITY_SECRET: TEST_IDENTITY_SECRET,
         LOG_LEVEL: 'silent',
+        ...upstreams,
         ...env,
       });
       const gateway = await startGateway(config, { log: silentLog });

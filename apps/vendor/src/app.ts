@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createPrisma } from '@pasar/db';
-import { startService, type RunningService, type StartServiceOptions } from '@pasar/service-kit';
+import { mountFeatures, startService, type RunningService, type StartServiceOptions } from '@pasar/service-kit';
 import type { VendorConfig } from './config';
 import { features } from './features';
 import { PrismaClient } from './generated/prisma/client';
@@ -17,9 +17,7 @@ export function startVendor(
     config,
     prisma: createPrisma(PrismaClient, config.DATABASE_URL),
     migrationsDir: join(__dirname, '..', 'prisma', 'migrations'),
-    routes: (router, ctx) => features.forEach((feature) => feature.routes?.(router, ctx)),
-    consumers: (ctx) => features.flatMap((feature) => feature.consumers?.(ctx) ?? []),
-    rpc: (ctx) => features.flatMap((feature) => feature.rpc?.(ctx) ?? []),
+    ...mountFeatures(features),
     ...overrides,
   });
 }

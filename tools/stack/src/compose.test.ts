@@ -1,6 +1,8 @@
 /**
  * Docker cannot run on the build machine, so this test is the check of docker-compose.yml and the
- * services' Dockerfiles: every app, its port, schema, env, healthcheck and start order.
+ * one Dockerfile: every app built from it with its APP argument, its port, schema, env,
+ * healthcheck and start order; secrets only from .env with no default; only the gateway and
+ * Mailpit's UI publish a port; everything else on the internal network.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +22,8 @@ const APPS = [
 /** The part of the Compose file format this test reads. */
 interface ComposeService {
   image?: string;
-  build?: { context?: string; dockerfile?: string };
+  build?: { context?: string; dockerfile?: string; args?: Record<string, string> };
+  networks?: string[] | Record<string, unknown>;
   command?: string | string[];
   ports?: string[];
   environment?: Record<string, string> | string[];
@@ -30,6 +33,7 @@ interface ComposeService {
 
 interface ComposeFile {
   services: Record<string, ComposeService>;
+  networks?: Record<string, { internal?: boolean } | null>;
 }
 
 function readText(relativePath: string): string {
@@ -37,7 +41,31 @@ function readText(relativePath: string): string {
 }
 
 // Compose honours YAML merge keys (`<<: *anchor`); YAML 1.2 parsers need them switched on.
-const compose = parse(readText('docker-compose.yml'), { merge: true }) as ComposeFile;
+const composeText = readText('docker-compose.yml');
+const compose = parse(composeText, { merge: true }) as ComposeFile;
+
+/** Variable names that hold a secret: each must come from .env with `${VAR:?message}`. */
+const SECRET_NAME = /SECRET|PASSWORD|_KEY$|TOKEN|MERCHANT_ID/;
+/** The secrets the services read today (a new one is caught by SECRET_NAME as well). */
+const REQUIRED_SECRETS: Record<string, string[]> = {
+  postgres: ['POSTGRES_PASSWORD'],
+  gateway: ['IDENTITY_SECRET', 'ADMIN_PASSWORD'],
+  checkout: ['IDENTITY_SECRET', 'PAYMENT_MERCHANT_ID', 'PAYMENT_VERIFY_KEY', 'PAYMENT_SECRET_KEY'],
+  b2b: ['IDENTITY_SECRET'],
+  vendor: ['IDENTITY_SECRET'],
+  admin: ['IDENTITY_SECRET'],
+  notifier: ['IDENTITY_SECRET'],
+};
+
+/** `${NAME:?message}` with a message, nothing else. */
+function requiredFromEnv(name: string): RegExp {
+  return new RegExp(`^\\$\\{${name}:\\?[^}]+\\}$`);
+}
+
+function networksOf(name: string): string[] {
+  const networks = service(name).networks ?? [];
+  return Array.isArray(networks) ? networks : Object.keys(networks);
+}
 
 function service(name: string): ComposeService {
   const found = compose.services[name];
@@ -90,10 +118,11 @@ function escapeRegExp(text: string): string {
 }
 
 describe('docker-compose.yml infrastructure', () => {
-  test('postgres 16 with a password, the pasar database and pg_isready', () => {
+  test('postgres 16 with the password from .env, the pasar database and pg_isready', () => {
     const postgres = service('postgres');
     expect(postgres.image).toMatch(/^postgres:16/);
-    expect(envOf('postgres')).toMatchObject({ POSTGRES_PASSWORD: 'postgres', POSTGRES_DB: 'pasar' });
+    expect(envOf('postgres').POSTGRES_DB).toBe('pasar');
+    expect(envOf('postgres').POSTGRES_PASSWORD).toMatch(requiredFromEnv('POSTGRES_PASSWORD'));
     expect(commandText(postgres.healthcheck?.test)).toContain('pg_isready');
   });
 
@@ -105,41 +134,95 @@ describe('docker-compose.yml infrastructure', () => {
     expect(commandText(nats.healthcheck?.test)).toContain('8222/healthz');
   });
 
-  test('mailpit with SMTP on 1025 and the UI on 8025', () => {
+  test("mailpit publishes only its UI on 8025 (SMTP stays on the internal network)", () => {
     const mailpit = service('mailpit');
     expect(mailpit.image).toMatch(/^axllent\/mailpit/);
-    expect(mailpit.ports).toEqual(expect.arrayContaining(['1025:1025', '8025:8025']));
+    expect(mailpit.ports).toEqual(['8025:8025']);
+    expect(networksOf('mailpit')).toContain('backend');
     expect(mailpit.healthcheck?.test).toBeDefined();
   });
 });
 
-describe.each(APPS)('docker-compose.yml service $name', ({ name, port, schema }) => {
-  test('is built from its Dockerfile with the repository root as context', () => {
-    const build = service(name).build;
-    expect(build?.context).toBe('.');
-    expect(build?.dockerfile).toBe(`apps/${name}/Dockerfile`);
-    expect(existsSync(join(ROOT, `apps/${name}/Dockerfile`))).toBe(true);
+describe('docker-compose.yml production defaults', () => {
+  test('only the gateway and Mailpit publish ports', () => {
+    const publishing = Object.entries(compose.services)
+      .filter(([, definition]) => (definition.ports ?? []).length > 0)
+      .map(([name]) => name)
+      .sort();
+    expect(publishing).toEqual(['gateway', 'mailpit']);
+    expect(service('gateway').ports).toEqual(['8080:8080']);
   });
 
-  test(`publishes port ${port} and checks /healthz`, () => {
-    expect(service(name).ports).toEqual([`${port}:${port}`]);
+  test('every service sits on the internal backend network; PostgreSQL and NATS only there', () => {
+    expect(compose.networks?.backend?.internal).toBe(true);
+    for (const name of Object.keys(compose.services)) expect(networksOf(name)).toContain('backend');
+    expect(networksOf('postgres')).toEqual(['backend']);
+    expect(networksOf('nats')).toEqual(['backend']);
+    // what publishes a port also needs a network with a way in
+    for (const name of ['gateway', 'mailpit']) expect(networksOf(name)).toContain('edge');
+    expect(compose.networks?.edge?.internal).not.toBe(true);
+  });
+
+  test.each(Object.entries(REQUIRED_SECRETS))('%s takes its secrets from .env with no default', (name, secrets) => {
+    const env = envOf(name);
+    for (const secret of secrets) expect({ [secret]: env[secret] }).toEqual({ [secret]: expect.stringMatching(requiredFromEnv(secret)) });
+  });
+
+  test('no secret anywhere has a default or a literal value', () => {
+    // no `${SECRET:-default}` / `${SECRET-default}` interpolation anywhere in the file
+    const defaulted = [...composeText.matchAll(/\$\{([A-Z0-9_]+)(:?-)[^}]*\}/g)].map((m) => m[1]).filter((name) => SECRET_NAME.test(name));
+    expect(defaulted).toEqual([]);
+    // every secret-named variable of every service is exactly `${VAR:?message}`
+    for (const name of Object.keys(compose.services)) {
+      for (const [key, value] of Object.entries(envOf(name))) {
+        if (SECRET_NAME.test(key)) expect({ service: name, [key]: value }).toEqual({ service: name, [key]: expect.stringMatching(requiredFromEnv(key)) });
+      }
+    }
+    // the database password in each DATABASE_URL comes from .env too
+    for (const app of APPS) expect(envOf(app.name).DATABASE_URL).toMatch(/^postgresql:\/\/postgres:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/pasar\?/);
+  });
+
+  test('the file says what a missing secret means (the message names .env)', () => {
+    for (const match of composeText.matchAll(/\$\{([A-Z0-9_]+):\?([^}]*)\}/g)) expect(match[2]).toContain('.env');
+  });
+
+  test('.env.example lists every secret compose requires, with no value', () => {
+    const example = readText('.env.example');
+    const required = new Set([...composeText.matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((m) => m[1]));
+    for (const name of required) {
+      expect(example).toMatch(new RegExp(`^${name}=`, 'm'));
+      if (SECRET_NAME.test(name)) expect(example).toMatch(new RegExp(`^${name}=$`, 'm'));
+    }
+  });
+});
+
+describe.each(APPS)('docker-compose.yml service $name', ({ name, port, schema }) => {
+  test('is built from the one Dockerfile with its APP and PORT, the repository root as context', () => {
+    const build = service(name).build;
+    expect(build?.context).toBe('.');
+    expect(build?.dockerfile).toBe('Dockerfile');
+    expect(build?.args).toEqual({ APP: name, PORT: String(port) });
+    expect(existsSync(join(ROOT, 'apps', name, 'src', 'main.ts'))).toBe(true);
+  });
+
+  test('checks /healthz and runs under an init process', () => {
     expect(commandText(service(name).healthcheck?.test)).toContain('/healthz');
+    expect((service(name) as { init?: boolean }).init).toBe(true);
   });
 
   test('waits for healthy postgres and nats', () => {
     expect(healthyDependencies(name)).toEqual(expect.arrayContaining(['postgres', 'nats']));
   });
 
-  test(`uses schema "${schema}", NATS, the identity secret and migrations on start`, () => {
+  test(`uses schema "${schema}", NATS, production mode and migrations on start`, () => {
     const env = envOf(name);
     expect(env).toMatchObject({
       PORT: String(port),
       NODE_ENV: 'production',
       NATS_URL: 'nats://nats:4222',
-      IDENTITY_SECRET: '${IDENTITY_SECRET:-change-me-in-production-please-32b}',
       MIGRATE_ON_START: 'true',
     });
-    const databaseUrl = new URL(env.DATABASE_URL);
+    const databaseUrl = new URL(env.DATABASE_URL.replace(/\$\{[^}]+\}/, 'secret'));
     expect(databaseUrl.protocol).toBe('postgresql:');
     expect(databaseUrl.hostname).toBe('postgres');
     expect(databaseUrl.pathname).toBe('/pasar');
@@ -158,8 +241,7 @@ describe('docker-compose.yml service specifics', () => {
     for (const app of domainServices) {
       expect(env[`${app.name.toUpperCase()}_URL`]).toBe(`http://${app.name}:${app.port}`);
     }
-    expect(env.ADMIN_EMAIL).toMatch(/^\$\{ADMIN_EMAIL:-.+\}$/);
-    expect(env.ADMIN_PASSWORD).toMatch(/^\$\{ADMIN_PASSWORD:-.+\}$/);
+    expect(env.ADMIN_EMAIL).toMatch(requiredFromEnv('ADMIN_EMAIL'));
     expect(env.CORS_ORIGINS).toBeDefined();
   });
 
@@ -172,13 +254,21 @@ describe('docker-compose.yml service specifics', () => {
   });
 });
 
-describe.each(APPS)('apps/$name/Dockerfile', ({ name, port }) => {
-  const dockerfile = readText(`apps/${name}/Dockerfile`);
+describe('Dockerfile (one for the six services)', () => {
+  const dockerfile = readText('Dockerfile');
 
-  test('is a multi-stage build on node:20-bookworm-slim', () => {
+  test('replaces the per-app Dockerfiles', () => {
+    for (const app of APPS) expect(existsSync(join(ROOT, 'apps', app.name, 'Dockerfile'))).toBe(false);
+  });
+
+  test('is a multi-stage build on node:20-bookworm-slim, parameterised by APP', () => {
     const stages = dockerfile.match(/^FROM\s+\S+/gm) ?? [];
     expect(stages.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/^FROM node:20-bookworm-slim\b/m);
+    expect(dockerfile).toMatch(/^ARG APP$/m);
+    // no service is named in the recipe itself, beyond the manifests every install needs
+    const instructions = dockerfile.split('\n').filter((line) => !line.startsWith('#') && !/^COPY apps\/[a-z0-9]+\/package\.json apps\/[a-z0-9]+\/$/.test(line));
+    for (const app of APPS) expect(instructions.filter((line) => line.includes(`apps/${app.name}`))).toEqual([]);
   });
 
   test('installs from the lockfile and every workspace manifest', () => {
@@ -186,34 +276,43 @@ describe.each(APPS)('apps/$name/Dockerfile', ({ name, port }) => {
     for (const dir of workspaceDirs()) {
       expect(dockerfile).toMatch(new RegExp(`^COPY ${escapeRegExp(dir)}/package\\.json `, 'm'));
     }
+    // the root postinstall runs during the install: its script must be in the layer
+    const { scripts } = JSON.parse(readText('package.json')) as { scripts: Record<string, string> };
+    const postinstall = /scripts\/\S+\.mjs/.exec(scripts.postinstall ?? '')?.[0];
+    if (postinstall) expect(dockerfile).toMatch(new RegExp(`^COPY ${escapeRegExp(postinstall)} `, 'm'));
     expect(dockerfile).toMatch(/^RUN npm install --no-audit --no-fund$/m);
   });
 
-  test('builds its own workspace', () => {
-    const manifest = JSON.parse(readText(`apps/${name}/package.json`)) as { name: string };
-    expect(manifest.name).toBe(`@pasar/${name}`);
-    expect(dockerfile).toMatch(new RegExp(`^RUN (?:\\w+=\\S+ )*npm run build -w @pasar/${name}$`, 'm'));
+  test('copies and builds the workspace named by APP', () => {
+    for (const app of APPS) {
+      const manifest = JSON.parse(readText(`apps/${app.name}/package.json`)) as { name: string };
+      expect(manifest.name).toBe(`@pasar/${app.name}`);
+    }
+    expect(dockerfile).toMatch(/^COPY apps\/\$\{APP\} apps\/\$\{APP\}$/m);
+    expect(dockerfile).toMatch(/^RUN npm run build -w @pasar\/\$\{APP\}$/m);
   });
 
-  test(`runs as node, exposes ${port} and checks its health`, () => {
+  test('runs as node in production, exposes PORT and checks its health', () => {
     expect(dockerfile).toMatch(/^USER node$/m);
-    expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${port}$`, 'm'));
+    expect(dockerfile).toMatch(/^EXPOSE \$\{PORT\}$/m);
+    expect(dockerfile).toMatch(/NODE_ENV=production/);
     expect(dockerfile).toMatch(/^HEALTHCHECK /m);
-    expect(dockerfile).toContain(`http://127.0.0.1:${port}/healthz`);
+    expect(dockerfile).toContain("'http://127.0.0.1:'+process.env.PORT+'/healthz'");
   });
 
-  test('starts the service with tsx', () => {
-    expect(dockerfile).toContain(`CMD ["npx", "tsx", "apps/${name}/src/main.ts"]`);
+  test('starts the service named by APP with node --import tsx (one process, gets the signals)', () => {
+    expect(dockerfile).toContain('CMD ["sh", "-c", "exec node --import tsx apps/$PASAR_APP/src/main.ts"]');
+    expect(dockerfile).toMatch(/PASAR_APP=\$\{APP\}/);
   });
 });
 
 describe('.dockerignore', () => {
-  test('keeps host installs, generated clients, data and git history out of the context', () => {
+  test('keeps host installs, generated clients, data, secrets and git history out of the context', () => {
     const ignored = readText('.dockerignore')
       .split('\n')
       .map((line) => line.trim());
     expect(ignored).toEqual(
-      expect.arrayContaining(['**/node_modules', '**/generated', '**/.data', '**/coverage', '.git']),
+      expect.arrayContaining(['**/node_modules', '**/generated', '**/.data', '**/coverage', '.git', '.env']),
     );
   });
 });

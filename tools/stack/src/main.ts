@@ -7,11 +7,13 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { Bus } from '@pasar/bus';
 import pino from 'pino';
+import { ensurePrismaClients } from './generate';
 import { colorize, consoleSink, prefixFor } from './logs';
-import { seedDemoData } from './seed';
+import { DEMO_CUSTOMER_EMAIL, findDemoWalkthroughIds, seedDemoData, type DemoWalkthroughIds } from './seed';
 import { startSmtpCatcher } from '@pasar/testkit';
 import { NatsServerMissingError } from './nats';
-import { redactUrl, SERVICE_NAMES } from './services';
+import { portsFromBase, redactUrl, SERVICE_NAMES } from './services';
+import { createSignalGate } from './signals';
 import { DEMO_LOGINS, repositoryRoot, resolveSettings, USAGE, UsageError, type LauncherSettings } from './settings';
 import { StackStartError, startStack, type Stack } from './stack';
 
@@ -49,7 +51,7 @@ async function verifiedDemoLogins(gatewayUrl: string, password: string): Promise
   return working;
 }
 
-function banner(stack: Stack, settings: LauncherSettings, demoLogins: string[], color: boolean): string {
+function banner(stack: Stack, settings: LauncherSettings, demoLogins: string[], demo: DemoWalkthroughIds | undefined, color: boolean): string {
   const c = color;
   const bold = (t: string) => colorize(t, 1, c);
   const lines = [
@@ -66,6 +68,16 @@ function banner(stack: Stack, settings: LauncherSettings, demoLogins: string[], 
     `  ${bold('Admin login')}  ${stack.admin.email} / ${stack.admin.password}`,
   ];
   if (demoLogins.length) lines.push(`  ${bold('Demo logins')}  ${demoLogins.join(', ')} / ${settings.demo.password}`);
+  if (demo) {
+    lines.push(
+      '',
+      `  ${bold('Demo ids')} (README "Try it with curl")`,
+      `  ${'product'.padEnd(16)} ${demo.product.id}   ${demo.product.name}`,
+      `  ${'  variant'.padEnd(16)} ${demo.product.variant.id}   ${demo.product.variant.name} (the product has variants: name one)`,
+    );
+    if (demo.simpleProduct) lines.push(`  ${'product'.padEnd(16)} ${demo.simpleProduct.id}   ${demo.simpleProduct.name} (no variants)`);
+    lines.push(`  ${'address'.padEnd(16)} ${demo.addressId}   (${DEMO_CUSTOMER_EMAIL}'s default)`);
+  }
   lines.push('', 'Press Ctrl-C to stop.', '');
   return lines.join('\n');
 }
@@ -93,21 +105,27 @@ async function main(): Promise<number> {
   const say = (line: string) => sink({ source: 'stack', line, stream: 'stdout' });
 
   const running: { stack?: Stack } = {};
-  let signalled: NodeJS.Signals | undefined;
+  const stopOptions = { dropData: settings.dropDataOnStop };
+  // one Ctrl-C may arrive twice (the terminal's and npm's copy): a repeat within a second is ignored
+  const signals = createSignalGate();
   let shutdown: Promise<void> | undefined;
   const finished = new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
-      if (signalled) {
+      const decision = signals.receive(signal);
+      if (decision === 'ignore') return;
+      if (decision === 'force') {
         say(`${signal} again: exiting now`);
         process.exit(130);
       }
-      signalled = signal;
       say(`${signal}: stopping (press Ctrl-C again to force)`);
-      if (running.stack) shutdown = running.stack.stop().then(resolve);
+      if (running.stack) shutdown = running.stack.stop(stopOptions).then(resolve);
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+
+  // `npm install` generates them (postinstall); an install with --ignore-scripts did not
+  ensurePrismaClients(rootDir, say);
 
   // no SMTP server configured: a local one that prints what the notifier sends
   const mailCatcher = process.env.SMTP_URL
@@ -115,7 +133,7 @@ async function main(): Promise<number> {
     : await startSmtpCatcher({ onMessage: (mail) => sink({ source: 'mail', line: `to ${mail.to.join(', ')}: ${mail.subject}`, stream: 'stdout' }) });
   say(`PostgreSQL: ${settings.databaseUrl ? redactUrl(settings.databaseUrl) : 'local default, started when absent'}; NATS: ${settings.natsUrl ?? 'local default, started when absent'}`);
   const stack = await startStack({
-    ports: settings.freePorts ? 'free' : undefined,
+    ports: settings.freePorts ? 'free' : settings.portBase !== undefined ? portsFromBase(settings.portBase) : undefined,
     databaseUrl: settings.databaseUrl,
     natsUrl: settings.natsUrl,
     namespace: settings.namespace,
@@ -127,12 +145,12 @@ async function main(): Promise<number> {
     env: mailCatcher ? { notifier: { SMTP_URL: mailCatcher.url } } : undefined,
     log: sink,
     onServiceExit: (service, description) => {
-      if (!signalled) say(`${prefixFor(service, false).trim()} ${description}; the others keep running (restart with npm start)`);
+      if (!signals.first) say(`${prefixFor(service, false).trim()} ${description}; the others keep running (restart with npm start)`);
     },
   });
   running.stack = stack;
-  if (signalled) {
-    await stack.stop();
+  if (signals.first) {
+    await stack.stop(stopOptions);
     return 0;
   }
   if (settings.demo.enabled) {
@@ -143,8 +161,16 @@ async function main(): Promise<number> {
       say(`demo data not seeded: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  if (signals.first) {
+    // Ctrl-C while the demo data was seeded: the stack is already stopping
+    await shutdown;
+    return 0;
+  }
   const demoLogins = settings.demo.enabled ? await verifiedDemoLogins(stack.gatewayUrl, settings.demo.password) : [];
-  process.stdout.write(banner(stack, settings, demoLogins, color));
+  const demoIds = demoLogins.includes(DEMO_CUSTOMER_EMAIL)
+    ? await findDemoWalkthroughIds(stack.gatewayUrl, { email: DEMO_CUSTOMER_EMAIL, password: settings.demo.password }).catch(() => undefined)
+    : undefined;
+  process.stdout.write(banner(stack, settings, demoLogins, demoIds, color));
   if (mailCatcher) say(`no SMTP_URL: e-mails go to a local SMTP server on ${mailCatcher.url} and are listed here as [mail]`);
   await finished;
   await shutdown;

@@ -310,3 +310,44 @@ export async function seedDemoData(options: DemoSeedOptions): Promise<DemoSeedRe
   }
   return { vendor: DEMO_VENDOR_EMAIL, customer: DEMO_CUSTOMER_EMAIL, storeId, productsCreated };
 }
+
+/** What the README's curl walkthrough needs, printed in the start banner. */
+export interface DemoWalkthroughIds {
+  /** A demo product with variants, and its first variant (a submit must name one). */
+  product: { id: string; name: string; variant: { id: string; name: string } };
+  /** A demo product without variants. */
+  simpleProduct?: { id: string; name: string };
+  /** The demo customer's default address. */
+  addressId: string;
+}
+
+/**
+ * Reads the walkthrough's ids the way the README does: the public catalog (a product with its
+ * variants) and the demo customer's address book. Undefined when the demo data is not there.
+ */
+export async function findDemoWalkthroughIds(gatewayUrl: string, customer: { email: string; password: string }): Promise<DemoWalkthroughIds | undefined> {
+  const listing = await fetch(`${gatewayUrl}/api/v1/catalog/products`);
+  if (listing.status !== 200) return undefined;
+  const { products } = (await listing.json()) as { products: { id: string; name: string }[] };
+  let product: DemoWalkthroughIds['product'] | undefined;
+  let simpleProduct: DemoWalkthroughIds['simpleProduct'];
+  for (const card of products) {
+    const detail = await fetch(`${gatewayUrl}/api/v1/catalog/products/${card.id}`);
+    if (detail.status !== 200) continue;
+    const { variants } = (await detail.json()) as { variants: { id: string; name: string }[] };
+    if (variants.length > 0) product ??= { id: card.id, name: card.name, variant: { id: variants[0].id, name: variants[0].name } };
+    else simpleProduct ??= { id: card.id, name: card.name };
+    if (product && simpleProduct) break;
+  }
+  if (!product) return undefined;
+  const session = await signIn(gatewayUrl, customer.email, customer.password);
+  try {
+    const addresses = await session.call('GET', '/account/addresses');
+    const list = addresses.status === 200 ? (addresses.json as { id: string; is_default: boolean }[]) : [];
+    const address = list.find((a) => a.is_default) ?? list[0];
+    if (!address) return undefined;
+    return { product, simpleProduct, addressId: address.id };
+  } finally {
+    await session.call('POST', '/auth/sign-out').catch(() => undefined);
+  }
+}

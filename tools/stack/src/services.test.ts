@@ -1,10 +1,14 @@
-import { baseDatabaseUrl, databaseUrlForSchema, DEFAULT_PORTS, isServiceName, redactUrl, schemaFor, schemasFor, serviceUrl } from './services';
+import { baseDatabaseUrl, databaseUrlForSchema, DEFAULT_PORTS, isServiceName, portsFromBase, redactUrl, schemaFor, schemasFor, serviceUrl } from './services';
 
 describe('service catalogue', () => {
   it('has the six apps on their ports', () => {
     expect(DEFAULT_PORTS).toEqual({ gateway: 8080, checkout: 4001, b2b: 4002, vendor: 4003, admin: 4004, notifier: 4005 });
     expect(isServiceName('checkout')).toBe(true);
     expect(isServiceName('identity')).toBe(false);
+  });
+
+  it('puts the gateway on a port base and the five services on the next five ports', () => {
+    expect(portsFromBase(18080)).toEqual({ gateway: 18080, checkout: 18081, b2b: 18082, vendor: 18083, admin: 18084, notifier: 18085 });
   });
 
   it('names schemas: gateway owns identity, a prefix goes in front', () => {

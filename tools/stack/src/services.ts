@@ -15,6 +15,11 @@ export const DEFAULT_PORTS: Readonly<Record<ServiceName, number>> = Object.fromE
   SERVICES.map((s) => [s.name, s.port]),
 ) as Record<ServiceName, number>;
 
+/** Six consecutive ports from `base`, in the order of SERVICES (gateway first). */
+export function portsFromBase(base: number): Record<ServiceName, number> {
+  return Object.fromEntries(SERVICES.map((s, index) => [s.name, base + index])) as Record<ServiceName, number>;
+}
+
 /** The gateway reaches each domain service through one of these variables. */
 export const UPSTREAM_URL_VARS: Readonly<Record<Exclude<ServiceName, 'gateway'>, string>> = {
   checkout: 'CHECKOUT_URL',

@@ -87,4 +87,23 @@ describe('resolveSettings', () => {
     expect(() => resolveSettings([], { IDENTITY_SECRET: 'short' }, ROOT)).toThrow('at least 16');
     expect(() => resolveSettings([], { STACK_FREE_PORTS: 'maybe' }, ROOT)).toThrow('expected true or false');
   });
+
+  it('takes a port base from --port-base or STACK_PORT_BASE, never with free ports', () => {
+    expect(resolveSettings([], {}, ROOT).portBase).toBeUndefined();
+    expect(resolveSettings(['--port-base', '18080'], {}, ROOT).portBase).toBe(18080);
+    expect(resolveSettings([], { STACK_PORT_BASE: '28080' }, ROOT).portBase).toBe(28080);
+    expect(() => resolveSettings(['--port-base', '80'], {}, ROOT)).toThrow('from 1024 to 65530');
+    expect(() => resolveSettings(['--port-base', '65531'], {}, ROOT)).toThrow('from 1024 to 65530');
+    expect(() => resolveSettings(['--port-base', '9000.5'], {}, ROOT)).toThrow('whole number');
+    expect(() => resolveSettings(['--port-base', '18080', '--free-ports'], {}, ROOT)).toThrow('either free ports or a port base');
+  });
+
+  it('drops the data on stop only for a prefixed, namespaced stack', () => {
+    expect(resolveSettings([], {}, ROOT).dropDataOnStop).toBe(false);
+    const throwAway = resolveSettings(['--drop-data-on-stop', '--namespace', 'smoke1', '--schema-prefix', 'smoke1'], {}, ROOT);
+    expect(throwAway.dropDataOnStop).toBe(true);
+    expect(resolveSettings([], { STACK_DROP_DATA_ON_STOP: 'true', NATS_NAMESPACE: 'a', STACK_SCHEMA_PREFIX: 'b' }, ROOT).dropDataOnStop).toBe(true);
+    expect(() => resolveSettings(['--drop-data-on-stop'], {}, ROOT)).toThrow('needs a namespace and a schema prefix');
+    expect(() => resolveSettings(['--drop-data-on-stop', '--namespace', 'only'], {}, ROOT)).toThrow('needs a namespace and a schema prefix');
+  });
 });

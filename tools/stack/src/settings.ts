@@ -18,10 +18,14 @@ export interface LauncherSettings {
   natsUrl?: string;
   identitySecret?: string;
   freePorts: boolean;
+  /** Ports from `portBase` up: gateway on it, then checkout, b2b, vendor, admin, notifier (+1 .. +5). */
+  portBase?: number;
   namespace: string;
   schemaPrefix: string;
   dataDir: string;
   readyTimeoutMs: number;
+  /** On stop, drop the prefixed schemas and the namespace's streams (a throw-away stack: the smoke test). */
+  dropDataOnStop: boolean;
   color: boolean;
   admin: { email: string; password: string };
   demo: { enabled: boolean; password: string };
@@ -37,10 +41,13 @@ Starts PostgreSQL and NATS when none answers, then the six Pasar services with p
 
 Options:
   --free-ports           use free ports instead of 8080 and 4001-4005     (STACK_FREE_PORTS=true)
+  --port-base <port>     gateway on <port>, the other five on the next five (STACK_PORT_BASE)
   --namespace <ns>       NATS subject/stream prefix for every service      (NATS_NAMESPACE)
   --schema-prefix <p>    put each service's schema under <p>_<schema>      (STACK_SCHEMA_PREFIX)
   --data-dir <dir>       where a started PostgreSQL/NATS keep their data   (STACK_DATA_DIR, default .data)
   --timeout <seconds>    how long to wait for every /readyz                (STACK_READY_TIMEOUT, default 120)
+  --drop-data-on-stop    on Ctrl-C also drop the prefixed schemas and the namespace's streams
+                         (needs --namespace and --schema-prefix)           (STACK_DROP_DATA_ON_STOP=true)
   --no-color             plain log prefixes                                (NO_COLOR)
   -h, --help             this text
 
@@ -62,8 +69,8 @@ function nonEmpty(value: string | undefined): string | undefined {
 /** Parses `--key value`, `--key=value` and bare `--flag` arguments. */
 export function parseArgs(argv: readonly string[]): Map<string, string | true> {
   const result = new Map<string, string | true>();
-  const takesValue = new Set(['namespace', 'schema-prefix', 'data-dir', 'timeout']);
-  const bare = new Set(['free-ports', 'no-color', 'help']);
+  const takesValue = new Set(['namespace', 'schema-prefix', 'data-dir', 'timeout', 'port-base']);
+  const bare = new Set(['free-ports', 'no-color', 'help', 'drop-data-on-stop']);
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '-h') {
@@ -111,6 +118,20 @@ export function resolveSettings(argv: readonly string[], env: Env, rootDir: stri
   if (schemaPrefix && !/^[a-z_][a-z0-9_]{0,40}$/.test(schemaPrefix)) {
     throw new UsageError(`bad schema prefix "${schemaPrefix}": lower-case letters, digits and _`);
   }
+  const freePorts = args.get('free-ports') === true || (flag(env.STACK_FREE_PORTS) ?? false);
+  const portBaseText = optionalString(args, 'port-base') ?? nonEmpty(env.STACK_PORT_BASE);
+  let portBase: number | undefined;
+  if (portBaseText !== undefined) {
+    portBase = Number(portBaseText);
+    if (!Number.isInteger(portBase) || portBase < 1024 || portBase > 65535 - 5) {
+      throw new UsageError(`the port base must be a whole number from 1024 to 65530, got "${portBaseText}"`);
+    }
+    if (freePorts) throw new UsageError('choose either free ports or a port base, not both');
+  }
+  const dropDataOnStop = args.get('drop-data-on-stop') === true || (flag(env.STACK_DROP_DATA_ON_STOP) ?? false);
+  if (dropDataOnStop && (!namespace || !schemaPrefix)) {
+    throw new UsageError('dropping the data on stop needs a namespace and a schema prefix (the plain schemas and streams are never dropped)');
+  }
   const identitySecret = nonEmpty(env.IDENTITY_SECRET);
   if (identitySecret !== undefined && identitySecret.length < 16) {
     throw new UsageError('IDENTITY_SECRET must be at least 16 characters');
@@ -120,11 +141,13 @@ export function resolveSettings(argv: readonly string[], env: Env, rootDir: stri
     databaseUrl: nonEmpty(env.DATABASE_URL),
     natsUrl: nonEmpty(env.NATS_URL),
     identitySecret,
-    freePorts: args.get('free-ports') === true || (flag(env.STACK_FREE_PORTS) ?? false),
+    freePorts,
+    portBase,
     namespace,
     schemaPrefix,
     dataDir: isAbsolute(dataDirText) ? dataDirText : resolve(rootDir, dataDirText),
     readyTimeoutMs,
+    dropDataOnStop,
     color: args.get('no-color') !== true && nonEmpty(env.NO_COLOR) === undefined,
     admin: {
       email: nonEmpty(env.ADMIN_EMAIL) ?? DEFAULT_ADMIN_EMAIL,

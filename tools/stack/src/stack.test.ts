@@ -287,7 +287,9 @@ describe('startStack failures', () => {
     const taken = await freePort();
     await new Promise<void>((resolve) => holder.listen(taken, '127.0.0.1', () => resolve()));
     try {
-      await expect(startStack({ ...base(), ports: { checkout: taken } })).rejects.toThrow(`port ${taken} for checkout is already in use`);
+      // the other ports are free ones: a stack running on 8080/4001-4005 must not change the answer
+      const ports = { ...(await resolvePorts('free')), checkout: taken };
+      await expect(startStack({ ...base(), ports })).rejects.toThrow(`port ${taken} for checkout is already in use`);
     } finally {
       holder.close();
     }

@@ -324,7 +324,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     if (options.ports !== 'free') {
       for (const name of SERVICE_NAMES) {
         if (!(await portIsFree(ports[name]))) {
-          throw new StackStartError(`port ${ports[name]} for ${name} is already in use; stop what holds it or start with --free-ports`, name);
+          throw new StackStartError(`port ${ports[name]} for ${name} is already in use; stop what holds it, or start with --free-ports or --port-base <port>`, name);
         }
       }
     }

@@ -1,4 +1,4 @@
-import type { CheckoutFeature } from '../features';
+import type { CheckoutFeature } from '../feature';
 import { storeReplicaConsumers } from '../stores/events';
 import { catalogRoutes } from './routes';
 import { catalogResponders } from './snapshot';

@@ -1,4 +1,4 @@
-import type { CheckoutFeature } from '../features';
+import type { CheckoutFeature } from '../feature';
 import { familyActivationConsumer } from './events';
 import { familyRoutes } from './routes';
 

@@ -1,4 +1,4 @@
-import type { CheckoutFeature } from '../features';
+import type { CheckoutFeature } from '../feature';
 import { followRoutes } from './routes';
 
 /** Followed stores and the feed of their products (SPEC Customer account, DESIGN §7). */

@@ -1,4 +1,4 @@
-import type { CheckoutFeature } from '../features';
+import type { CheckoutFeature } from '../feature';
 import { startExpirySweep } from './expiry';
 import { shipmentStatusConsumer } from './status-mirror';
 

@@ -1,4 +1,4 @@
-import type { CheckoutFeature } from '../features';
+import type { CheckoutFeature } from '../feature';
 import { paymentRoutes } from './routes';
 
 /** Payment initiate/retry on the hosted page, and the gateway's notification (DESIGN §6). */

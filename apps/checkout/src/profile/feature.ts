@@ -1,4 +1,4 @@
-import type { CheckoutFeature } from '../features';
+import type { CheckoutFeature } from '../feature';
 import { accountSetupProfileConsumer } from './events';
 import { profileRoutes } from './routes';
 

@@ -1,4 +1,4 @@
-import type { CheckoutFeature } from '../features';
+import type { CheckoutFeature } from '../feature';
 import { accountReturnRoutes, vendorReturnRoutes } from './routes';
 
 /** Returns (DESIGN §5): the customer opens them, the store's vendor reviews, receives and refunds. */

@@ -1,4 +1,4 @@
-import type { CheckoutFeature } from '../features';
+import type { CheckoutFeature } from '../feature';
 import { wishlistRoutes } from './routes';
 
 /** The customer's wishlist (SPEC Customer account). */

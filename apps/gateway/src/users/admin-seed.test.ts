@@ -1,6 +1,23 @@
 import { identityUserUpserted } from '@pasar/contracts';
+import { createService, type RunningServer } from '@pasar/service-kit';
+import { TEST_IDENTITY_SECRET, silentLog } from '@pasar/testkit';
 import request from 'supertest';
 import { collectEvents, createTestWorld, signIn, signUp, type TestWorld } from '../../test/harness';
+
+/** A domain service built like the real ones (signed identity check) that answers with the identity it got. */
+function startIdentityEcho(): Promise<RunningServer> {
+  const service = createService({
+    name: 'checkout',
+    log: silentLog,
+    identitySecret: TEST_IDENTITY_SECRET,
+    routes: (router) => {
+      router.all('/{*rest}', (req, res) => {
+        res.json({ path: req.originalUrl, identity: req.identity });
+      });
+    },
+  });
+  return service.listen(0);
+}
 
 describe('administrator seed', () => {
   let world: TestWorld;
@@ -40,12 +57,18 @@ describe('administrator seed', () => {
   });
 
   it('creates a missing admin', async () => {
-    const gateway = await world.start({ ADMIN_EMAIL: 'ops@pasar.test', ADMIN_PASSWORD: 'ops password 1', ADMIN_FULL_NAME: 'Ops Team' });
-    const admin = await signIn(gateway.url, 'ops@pasar.test', 'ops password 1');
-    const session = await request(gateway.url).get('/api/v1/auth/session').set('Cookie', admin.cookie).expect(200);
-    expect(session.body.user).toMatchObject({ fullName: 'Ops Team', role: 'admin' });
-    // an admin passes the admin gate
-    const gated = await request(gateway.url).get('/api/v1/admin/vouchers').set('Cookie', admin.cookie);
-    expect([502, 503]).toContain(gated.status); // through the gate; no checkout is running in this test
+    // checkout stands in as a service-kit echo on its own port: the test never proxies to a running stack
+    const checkout = await startIdentityEcho();
+    try {
+      const gateway = await world.start({ ADMIN_EMAIL: 'ops@pasar.test', ADMIN_PASSWORD: 'ops password 1', ADMIN_FULL_NAME: 'Ops Team', CHECKOUT_URL: checkout.url });
+      const admin = await signIn(gateway.url, 'ops@pasar.test', 'ops password 1');
+      const session = await request(gateway.url).get('/api/v1/auth/session').set('Cookie', admin.cookie).expect(200);
+      expect(session.body.user).toMatchObject({ fullName: 'Ops Team', role: 'admin' });
+      // an admin passes the admin gate: checkout receives the request with the admin's signed identity
+      const gated = await request(gateway.url).get('/api/v1/admin/vouchers').set('Cookie', admin.cookie).expect(200);
+      expect(gated.body).toEqual({ path: '/api/v1/admin/vouchers', identity: expect.objectContaining({ userId: admin.id, role: 'admin' }) });
+    } finally {
+      await checkout.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { consumeWithInbox, type RunningConsumer } from '@pasar/bus';
 import { adminShipmentBooked, checkoutOrderCreated, checkoutOrderPaid, type EventData } from '@pasar/contracts';
 import { now, type Tx, type VendorDeps } from '../deps';
-import type { VendorContext } from '../features';
+import type { VendorContext } from '../feature';
 import { trackingUrlFor } from './rules';
 import { transitionShipment } from './transition';
 
