@@ -1,7 +1,7 @@
 import request from 'supertest';
 import pino from 'pino';
 import { z } from 'zod';
-import { MAX_JSON_DEPTH, containsNul, isMalformedUrl, jsonDepthExceeds } from './body';
+import { MAX_JSON_DEPTH, isMalformedUrl, jsonDepthExceeds, unacceptableTextIn } from './body';
 import { createService, type RunningServer } from './service';
 import { parse } from './validate';
 
@@ -66,17 +66,20 @@ describe('jsonDepthExceeds', () => {
   });
 });
 
-describe('containsNul', () => {
+describe('unacceptableTextIn', () => {
   test.each([
-    ['a plain body', { a: 'x', b: [1, 'y', { c: null }] }, false],
-    ['a NUL in a top-level string', { name: 'a\u0000b' }, true],
-    ['a NUL deep in an array', { items: [{ notes: ['ok', 'x\u0000'] }] }, true],
-    ['a NUL in a key', { ['ke\u0000y']: 1 }, true],
-    ['a NUL as the whole body', '\u0000', true],
-    ['numbers and booleans', { n: 0, t: true }, false],
-    ['no body', undefined, false],
+    ['a plain body', { a: 'x', b: [1, 'y', { c: null }] }, undefined],
+    ['emoji (a surrogate pair) are fine', { name: 'kopi \u{1F375}' }, undefined],
+    ['a NUL in a top-level string', { name: 'a\u0000b' }, 'nul_character'],
+    ['a NUL deep in an array', { items: [{ notes: ['ok', 'x\u0000'] }] }, 'nul_character'],
+    ['a NUL in a key', { ['ke\u0000y']: 1 }, 'nul_character'],
+    ['a NUL as the whole body', '\u0000', 'nul_character'],
+    ['a lone high surrogate', { name: 'a\ud800' }, 'malformed_unicode'],
+    ['a lone low surrogate in a key', { ['\udc00']: 'x' }, 'malformed_unicode'],
+    ['numbers and booleans', { n: 0, t: true }, undefined],
+    ['no body', undefined, undefined],
   ])('%s', (_name, value, expected) => {
-    expect(containsNul(value)).toBe(expected);
+    expect(unacceptableTextIn(value)).toBe(expected);
   });
 });
 
@@ -124,6 +127,11 @@ describe('bad input answers 400 problem+json before any handler runs', () => {
       const res = await request(server.url).post('/api/v1/echo').set('content-type', 'application/json').send(JSON.stringify(body));
       expectProblem(res, 'nul_character');
     }
+  });
+
+  test('a lone surrogate in a JSON string (jsonb refuses it)', async () => {
+    const res = await request(server.url).post('/api/v1/echo').set('content-type', 'application/json').send('{"payload":{"note":"\\ud800"}}');
+    expectProblem(res, 'malformed_unicode');
   });
 
   test('a NUL in a form body', async () => {

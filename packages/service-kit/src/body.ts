@@ -36,27 +36,42 @@ export function jsonDepthExceeds(text: Uint8Array, max: number): boolean {
   return false;
 }
 
+/** Why a text of a body cannot be stored: a NUL character, or a lone UTF-16 surrogate (not Unicode). */
+export type UnacceptableText = 'nul_character' | 'malformed_unicode';
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function checkText(text: string): UnacceptableText | undefined {
+  if (text.includes('\u0000')) return 'nul_character';
+  if (LONE_SURROGATE.test(text)) return 'malformed_unicode';
+  return undefined;
+}
+
 /**
- * True when a NUL character (U+0000) is in any string of a parsed body, keys included.
- * PostgreSQL refuses NUL in text, so such input must be turned away before a handler runs.
- * Iterative: the depth was bounded while parsing, but no recursion is needed either way.
+ * The first unacceptable text in any string of a parsed body, keys included: a NUL character
+ * (U+0000; PostgreSQL refuses it in text and jsonb) or a lone surrogate such as "\ud800" (jsonb
+ * refuses it). Such input must be turned away before a handler runs. Iterative: the depth was
+ * bounded while parsing, but no recursion is needed either way.
  */
-export function containsNul(value: unknown): boolean {
+export function unacceptableTextIn(value: unknown): UnacceptableText | undefined {
   const pending: unknown[] = [value];
   while (pending.length > 0) {
     const next = pending.pop();
     if (typeof next === 'string') {
-      if (next.includes('\u0000')) return true;
+      const found = checkText(next);
+      if (found) return found;
     } else if (Array.isArray(next)) {
       pending.push(...(next as unknown[]));
     } else if (next !== null && typeof next === 'object') {
       for (const [key, inner] of Object.entries(next)) {
-        if (key.includes('\u0000')) return true;
+        const found = checkText(key);
+        if (found) return found;
         pending.push(inner);
       }
     }
   }
-  return false;
+  return undefined;
 }
 
 /** `verify` of express.json: refuses a body nested deeper than MAX_JSON_DEPTH before it is parsed. */
@@ -86,10 +101,14 @@ export const rejectMalformedUrl: RequestHandler = (req, res, next) => {
   next();
 };
 
-/** After the body parsers: a NUL character anywhere in the body answers 400 before any handler runs. */
-export const rejectNulCharacters: RequestHandler = (req, res, next) => {
-  if (containsNul(req.body)) {
-    return sendProblem(res, 400, 'nul_character', 'the request body contains a NUL character (\\u0000), which is not accepted');
-  }
+const TEXT_PROBLEMS: Record<UnacceptableText, string> = {
+  nul_character: 'the request body contains a NUL character (\\u0000), which is not accepted',
+  malformed_unicode: 'the request body contains a lone UTF-16 surrogate (e.g. \\ud800), which is not Unicode text',
+};
+
+/** After the body parsers: a NUL character or a lone surrogate anywhere in the body answers 400 before any handler runs. */
+export const rejectUnacceptableText: RequestHandler = (req, res, next) => {
+  const found = unacceptableTextIn(req.body);
+  if (found) return sendProblem(res, 400, found, TEXT_PROBLEMS[found]);
   next();
 };

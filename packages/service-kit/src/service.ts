@@ -5,7 +5,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { rejectMalformedUrl, rejectNulCharacters, verifyJsonDepth } from './body';
+import { rejectMalformedUrl, rejectUnacceptableText, verifyJsonDepth } from './body';
 import { IDENTITY_HEADERS, verifyIdentityHeaders, type Identity } from './identity';
 import { sendProblem, problemHandler } from './problems';
 
@@ -161,7 +161,7 @@ export function createService(options: ServiceOptions): Service {
   });
   api.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: false, verify: verifyJsonDepth }));
   api.use(express.urlencoded({ extended: false, limit: options.bodyLimit ?? '1mb' }));
-  api.use(rejectNulCharacters);
+  api.use(rejectUnacceptableText);
   options.routes(api);
   api.use((req, res) => sendProblem(res, 404, 'not_found', `no route for ${req.method} ${req.baseUrl}${req.path}`));
   app.use(API_PREFIX, api);
