@@ -93,12 +93,61 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
 /** Strings tried, in order, against a `pattern` the sampler cannot otherwise satisfy. */
 const PATTERN_CANDIDATES = ['10.00', '10', 'FUZZ-CODE-1', 'images/fuzz.png', '0123456789abcdef0123456789abcdef', 'fuzz', 'A1'];
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const POOL_SIZE = 50;
+
+/**
+ * Ids that exist in the stack, by the field name they were seen under (`productId`, `storeId`,
+ * `id`...): seeded with what the test created, then grown from every 2xx answer (bodies and
+ * Location headers), so later requests reach real rows and not only "not found".
+ */
+export class IdPool {
+  private readonly byName = new Map<string, string[]>();
+  private readonly everything: string[] = [];
+
+  add(name: string, id: string): void {
+    if (!UUID.test(id)) return;
+    const named = this.byName.get(name) ?? [];
+    if (!named.includes(id)) named.push(id);
+    if (named.length > POOL_SIZE) named.shift();
+    this.byName.set(name, named);
+    if (!this.everything.includes(id)) this.everything.push(id);
+    if (this.everything.length > POOL_SIZE * 4) this.everything.shift();
+  }
+
+  /** Every id-looking field of an answer (`id`, `*Id`, `*_id`), walked `maxDepth` levels deep. */
+  harvest(value: unknown, maxDepth = 4, name = 'id'): void {
+    if (typeof value === 'string') return this.add(name, value);
+    if (maxDepth === 0 || value === null || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      for (const inner of value.slice(0, 20)) this.harvest(inner, maxDepth - 1, name);
+      return;
+    }
+    for (const [key, inner] of Object.entries(value)) {
+      const idLike = key === 'id' || key.endsWith('Id') || key.endsWith('_id');
+      if (idLike && typeof inner === 'string') this.add(key, inner);
+      else if (typeof inner === 'object') this.harvest(inner, maxDepth - 1, key === 'items' ? 'orderItemId' : 'id');
+    }
+  }
+
+  named(name: string): readonly string[] {
+    return this.byName.get(name) ?? [];
+  }
+
+  all(): readonly string[] {
+    return this.everything;
+  }
+}
+
 export class SchemaSampler {
+  /** How often an optional property is filled in (0: required properties only, the likeliest valid body). */
+  optionalShare = 0.7;
+
   constructor(
     private readonly document: OpenApiDocument,
     private readonly random: () => number,
-    /** Ids that exist in the stack (a product, a store...): uuid fields take one of them now and then. */
-    private readonly knownIds: string[],
+    /** Ids that exist in the stack: uuid fields take one of them most of the time. */
+    private readonly ids: IdPool,
   ) {}
 
   resolve(schema: JsonSchema): JsonSchema {
@@ -114,15 +163,19 @@ export class SchemaSampler {
     return values[Math.floor(this.random() * values.length)];
   }
 
-  uuid(): string {
-    if (this.knownIds.length > 0 && this.random() < 0.6) return this.pick(this.knownIds);
+  /** An id for a field called `name`: one seen under that name, or any known one, or a fresh one. */
+  uuid(name = 'id'): string {
+    const named = this.ids.named(name);
+    if (named.length > 0 && this.random() < 0.8) return this.pick(named);
+    const all = this.ids.all();
+    if (all.length > 0 && this.random() < 0.7) return this.pick(all);
     const hex = () => Math.floor(this.random() * 16).toString(16);
     const part = (n: number) => Array.from({ length: n }, hex).join('');
     return `${part(8)}-${part(4)}-4${part(3)}-8${part(3)}-${part(12)}`;
   }
 
-  /** A plausible value of the schema (valid where the sampler knows how), `depth`-bounded. */
-  sample(input: JsonSchema, depth = 0): unknown {
+  /** A plausible value of the schema (valid where the sampler knows how), `depth`-bounded; `name` is the field's. */
+  sample(input: JsonSchema, depth = 0, name = 'id'): unknown {
     const schema = this.resolve(input);
     if (depth > 8) return null;
     if (schema.const !== undefined) return schema.const;
@@ -132,9 +185,9 @@ export class SchemaSampler {
     const variants = schema.anyOf ?? schema.oneOf;
     if (variants) {
       const nonNull = variants.filter((v) => this.resolve(v).type !== 'null');
-      return this.sample(nonNull.length > 0 ? nonNull[0] : variants[0], depth + 1);
+      return this.sample(nonNull.length > 0 ? nonNull[0] : variants[0], depth + 1, name);
     }
-    if (schema.allOf && schema.allOf.length > 0) return this.sample(schema.allOf[0], depth + 1);
+    if (schema.allOf && schema.allOf.length > 0) return this.sample(schema.allOf[0], depth + 1, name);
     const types = Array.isArray(schema.type) ? schema.type.filter((t) => t !== 'null') : schema.type ? [schema.type] : [];
     const type = types[0] ?? (schema.properties ? 'object' : undefined);
     switch (type) {
@@ -142,13 +195,13 @@ export class SchemaSampler {
         const result: Record<string, unknown> = {};
         for (const [key, property] of Object.entries(schema.properties ?? {})) {
           // required fields always; optional ones most of the time, so both shapes are tried
-          if (schema.required?.includes(key) || this.random() < 0.7) result[key] = this.sample(property, depth + 1);
+          if (schema.required?.includes(key) || this.random() < this.optionalShare) result[key] = this.sample(property, depth + 1, key);
         }
         return result;
       }
       case 'array': {
         const count = Math.max(1, schema.minItems ?? 0);
-        return Array.from({ length: count }, () => this.sample(schema.items ?? {}, depth + 1));
+        return Array.from({ length: count }, () => this.sample(schema.items ?? {}, depth + 1, name));
       }
       case 'integer':
       case 'number': {
@@ -160,14 +213,14 @@ export class SchemaSampler {
       case 'boolean':
         return this.random() < 0.5;
       case 'string':
-        return this.sampleString(schema);
+        return this.sampleString(schema, name);
       default:
         return null;
     }
   }
 
-  private sampleString(schema: JsonSchema): string {
-    if (schema.format === 'uuid') return this.uuid();
+  private sampleString(schema: JsonSchema, name: string): string {
+    if (schema.format === 'uuid') return this.uuid(name);
     if (schema.format === 'email') return `fuzz-${Math.floor(this.random() * 1e9)}@fuzz.pasar.test`;
     if (schema.format === 'date-time') return new Date(Date.UTC(2030, 0, 1 + Math.floor(this.random() * 300))).toISOString();
     if (schema.format === 'uri') return 'https://example.test/fuzz';
