@@ -279,6 +279,8 @@ export function fieldMutations(original: unknown): { name: string; value: unknow
     { name: 'negative', value: -1 },
     { name: 'fraction', value: 0.001 },
     { name: 'nested object', value: { a: { b: [1, 'two'] } } },
+    { name: 'special characters', value: `%_\\'"; DROP TABLE x; -- \u202e\u{1F375}` },
+    { name: 'huge array', value: Array.from({ length: 10_000 }, () => (Array.isArray(original) && original.length > 0 ? original[0] : 1)) },
   ];
 }
 
@@ -322,4 +324,5 @@ export const QUERY_MUTATIONS = [
   { name: 'encoded NUL', raw: 'a%00' },
   { name: 'bad percent-encoding', raw: '%E0%A4%A' },
   { name: 'repeated', raw: '1&{name}=2' },
+  { name: 'special characters', raw: encodeURIComponent(`%_\\'"; --\u{1F375}`) },
 ];
