@@ -12,6 +12,7 @@ import type { TestBus } from '@pasar/testkit';
 import { asSession } from './support/commerce';
 import { connectBus } from './support/bus';
 import {
+  HEADER_MUTATIONS,
   IdPool,
   PATH_PARAM_MUTATIONS,
   QUERY_MUTATIONS,
@@ -141,12 +142,14 @@ describe('fuzzing every operation of the served OpenAPI document', () => {
       const byClass: Record<string, number> = {};
       let requestCounter = 0;
 
-      async function send(operation: Operation, role: Role | null, variant: string, url: string, init: { contentType?: string; body?: string } = {}): Promise<number> {
+      type Init = { contentType?: string; body?: string; headers?: Record<string, string> };
+      async function send(operation: Operation, role: Role | null, variant: string, url: string, init: Init = {}): Promise<number> {
         requestCounter += 1;
         const headers: Record<string, string> = { accept: 'application/json' };
         if (role) headers.cookie = sessions.cookie(role);
         if (init.contentType) headers['content-type'] = init.contentType;
         if (operation.method === 'POST') headers['idempotency-key'] = `fuzz-${SEED}-${requestCounter}`;
+        Object.assign(headers, init.headers);
         let status: number;
         let excerpt = '';
         try {
@@ -237,6 +240,10 @@ describe('fuzzing every operation of the served OpenAPI document', () => {
             const query = `${encodeURIComponent(param.name)}=${mutation.raw.replace('{name}', encodeURIComponent(param.name))}`;
             await send(operation, role, `query ${param.name}: ${mutation.name}`, urlOf(sampleParams(), query));
           }
+        }
+        // odd headers (a bad session cookie replaces the caller's)
+        for (const mutation of HEADER_MUTATIONS) {
+          await send(operation, role, `header: ${mutation.name}`, urlOf(sampleParams(), sampleQuery()), { ...withBody(validBody()), headers: mutation.headers });
         }
         if (role) await sessions.ensure(role);
       }

@@ -326,3 +326,13 @@ export const QUERY_MUTATIONS = [
   { name: 'repeated', raw: '1&{name}=2' },
   { name: 'special characters', raw: encodeURIComponent(`%_\\'"; --\u{1F375}`) },
 ];
+
+/** Odd headers sent once per operation: a bad session cookie, an over-long or non-ASCII Idempotency-Key. */
+export const HEADER_MUTATIONS: { name: string; headers: Record<string, string> }[] = [
+  { name: 'malformed session cookie', headers: { cookie: 'pasar.session_token=%E0%A4%A' } },
+  { name: 'huge session cookie', headers: { cookie: `pasar.session_token=${'z'.repeat(4000)}` } },
+  { name: 'cookie without a value', headers: { cookie: 'pasar.session_token' } },
+  { name: 'huge Idempotency-Key', headers: { 'idempotency-key': 'k'.repeat(4000) } },
+  { name: 'non-ASCII Idempotency-Key', headers: { 'idempotency-key': 'cl\u00e9-\u00ff' } },
+  { name: 'empty Idempotency-Key', headers: { 'idempotency-key': '' } },
+];
