@@ -3,10 +3,12 @@
  * column (or the int points an order earns) answer 400 `amount_too_large` before anything is
  * written, instead of a 500 from PostgreSQL.
  */
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
 import { Prisma } from '../generated/prisma/client';
 import { useTestCheckout } from '../../test/checkout';
 import { MAX_ORDER_AMOUNT, amountTooLarge, type OrderPlan } from './rules';
-import { ordersClient, seedCustomer, seedProduct, seedShippingMethod, seedStore, stockOf } from './test-fixtures';
+import { as, ordersClient, seedCustomer, seedProduct, seedShippingMethod, seedStore, stockOf } from './test-fixtures';
 
 const d = (value: string | number) => new Prisma.Decimal(value);
 
@@ -97,5 +99,22 @@ describe('POST /checkout/submit with amounts past Decimal(12,2)', () => {
     const { customerId, addressId } = await seedCustomer(prisma());
     const placed = await client().placed(customerId, { addressId, items: [{ productId: product.id, quantity: 1 }] });
     expect(placed.total).toBe(MAX_ORDER_AMOUNT.toFixed(2));
+  });
+
+  test('a family cart whose lines at 999 units overflow: family submit answers 400, the cart stays', async () => {
+    const ownerId = randomUUID();
+    const family = await prisma().familyAccount.create({
+      data: { ownerId, name: 'Besar', fullName: 'Keluarga Besar', phone: '+60122223333', addressLine1: '8 Jalan Bunga Raya', city: 'Ipoh', postcode: '30450', state: 'Perak' },
+    });
+    await prisma().familyMember.create({ data: { familyId: family.id, userId: ownerId, email: 'owner@example.test', fullName: 'Owner', status: 'active', mustChangePassword: false } });
+    const storeId = await seedStore(prisma());
+    const product = await seedProduct(prisma(), { storeId, basePrice: '9999999999.99', stock: 1000 });
+    await prisma().familyCartItem.create({ data: { familyId: family.id, productId: product.id, quantity: 999, addedBy: ownerId } });
+
+    const res = await request(t.checkout.url).post('/api/v1/checkout/family/submit').set(as('customer', ownerId)).send({});
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'amount_too_large' });
+    expect(await prisma().order.count({ where: { customerId: ownerId } })).toBe(0);
+    expect(await prisma().familyCartItem.count({ where: { familyId: family.id } })).toBe(1);
+    expect(await stockOf(prisma(), product.id)).toBe(1000);
   });
 });
