@@ -111,6 +111,10 @@ describe('POST /checkout/submit with amounts past Decimal(12,2)', () => {
     const product = await seedProduct(prisma(), { storeId, basePrice: '9999999999.99', stock: 1000 });
     await prisma().familyCartItem.create({ data: { familyId: family.id, productId: product.id, quantity: 999, addedBy: ownerId } });
 
+    // the cart itself is only priced for display: it answers, whatever its size
+    const cart = await request(t.checkout.url).get('/api/v1/family/cart').set(as('customer', ownerId));
+    expect(cart.status).toBe(200);
+
     const res = await request(t.checkout.url).post('/api/v1/checkout/family/submit').set(as('customer', ownerId)).send({});
     expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'amount_too_large' });
     expect(await prisma().order.count({ where: { customerId: ownerId } })).toBe(0);
