@@ -295,6 +295,7 @@ export function bodyMutations(sample: unknown): { name: string; contentType: str
     { name: 'JSON string', contentType: json, text: '"just a string"' },
     { name: 'JSON null', contentType: json, text: 'null' },
     { name: 'nested 5,000 levels', contentType: json, text: '{"a":'.repeat(5000) + '1' + '}'.repeat(5000) },
+    { name: 'flat array of 500,000 items', contentType: json, text: `[${'0,'.repeat(499_999)}0]` },
     { name: 'NUL in a key', contentType: json, text: JSON.stringify({ ['key\u0000']: 1, ...(sample as object) }) },
     { name: 'wrong content type (text/plain)', contentType: 'text/plain', text: JSON.stringify(sample) },
     { name: 'wrong content type (form)', contentType: 'application/x-www-form-urlencoded', text: 'a=1&b=%E0%A4%A&c=%00' },

@@ -153,6 +153,12 @@ describe('bad input answers 400 problem+json before any handler runs', () => {
     expect(handled).toBe(1);
   });
 
+  test('a 1 MB array of 500,000 items is walked without blowing the stack', async () => {
+    const items = `[${'0,'.repeat(499_999)}"\\u0000"]`;
+    expectProblem(await request(server.url).post('/api/v1/echo').set('content-type', 'application/json').send(items), 'nul_character');
+    await request(server.url).post('/api/v1/echo').set('content-type', 'application/json').send(`[${'0,'.repeat(499_999)}0]`).expect(200);
+  });
+
   test('bad JSON', async () => {
     for (const text of ['{"a":', '{a:1}', '[1,]', '"unterminated']) {
       const res = await request(server.url).post('/api/v1/echo').set('content-type', 'application/json').send(text);

@@ -62,7 +62,7 @@ export function unacceptableTextIn(value: unknown): UnacceptableText | undefined
       const found = checkText(next);
       if (found) return found;
     } else if (Array.isArray(next)) {
-      pending.push(...(next as unknown[]));
+      for (const inner of next as unknown[]) pending.push(inner); // no spread: an array may hold 500,000 items
     } else if (next !== null && typeof next === 'object') {
       for (const [key, inner] of Object.entries(next)) {
         const found = checkText(key);
