@@ -7,3 +7,4 @@ export * from './lifecycle';
 export * from './logger';
 export * from './validate';
 export * from './boot';
+export * from './body';

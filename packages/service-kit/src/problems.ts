@@ -84,6 +84,10 @@ export const problemHandler: ErrorRequestHandler = (err: unknown, req, res, _nex
   if (status === 413 || http?.type === 'entity.too.large') return sendProblem(res, 413, 'payload_too_large', 'the request body is too large');
   if (http?.type === 'entity.parse.failed') return sendProblem(res, 400, 'malformed_json', 'the request body is not valid JSON');
   if (status && status >= 400 && status < 500 && http.expose) return sendProblem(res, status, 'bad_request', (err as Error).message);
+  // a library's own 4xx without a public message (e.g. the router's URIError for a param it cannot decode)
+  if (err instanceof URIError || (status && status >= 400 && status < 500)) {
+    return sendProblem(res, status && status >= 400 && status < 500 ? status : 400, 'bad_request', 'the request is not valid');
+  }
   req.log?.error({ err }, 'unhandled error');
   sendProblem(res, 500, 'internal_error', 'something went wrong on our side');
 };

@@ -5,6 +5,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { rejectMalformedUrl, rejectUnacceptableText, verifyJsonDepth } from './body';
 import { IDENTITY_HEADERS, verifyIdentityHeaders, type Identity } from './identity';
 import { sendProblem, problemHandler } from './problems';
 
@@ -105,6 +106,7 @@ export function createService(options: ServiceOptions): Service {
     }),
   );
 
+  app.use(rejectMalformedUrl);
   for (const middleware of options.appMiddleware ?? []) app.use(middleware);
 
   app.get('/healthz', (_req, res) => {
@@ -157,8 +159,9 @@ export function createService(options: ServiceOptions): Service {
     if (req.is('application/x-www-form-urlencoded') && formPaths.has(req.baseUrl + req.path)) return next();
     sendProblem(res, 415, 'unsupported_media_type', 'send the body as application/json');
   });
-  api.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: false }));
+  api.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: false, verify: verifyJsonDepth }));
   api.use(express.urlencoded({ extended: false, limit: options.bodyLimit ?? '1mb' }));
+  api.use(rejectUnacceptableText);
   options.routes(api);
   api.use((req, res) => sendProblem(res, 404, 'not_found', `no route for ${req.method} ${req.baseUrl}${req.path}`));
   app.use(API_PREFIX, api);

@@ -1,4 +1,4 @@
-import type { CategoryBody } from '@pasar/contracts';
+import { listWindow, type CategoryBody, type ListQuery } from '@pasar/contracts';
 import { conflict } from '@pasar/service-kit';
 import type { Category, PrismaClient } from '../generated/prisma/client';
 import { slugify } from './rules';
@@ -7,9 +7,9 @@ export interface CategoryDeps {
   prisma: PrismaClient;
 }
 
-/** Every category, by name. */
-export function listCategories({ prisma }: CategoryDeps): Promise<Category[]> {
-  return prisma.category.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+/** One page of the categories, by name. */
+export function listCategories({ prisma }: CategoryDeps, page: ListQuery): Promise<Category[]> {
+  return prisma.category.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }], ...listWindow(page) });
 }
 
 /** Adds a category; a name (or the slug it makes) that exists answers 409 `category_exists`. */

@@ -1,4 +1,4 @@
-import { catalogProductsQuery, categoryBody, pageQuery, uuidParam, vendorProductBody } from '@pasar/contracts';
+import { catalogProductsQuery, categoryBody, listQuery, pageQuery, uuidParam, vendorProductBody } from '@pasar/contracts';
 import { API_PREFIX, parse, requireRole } from '@pasar/service-kit';
 import type { Router } from 'express';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -31,8 +31,8 @@ export function catalogRoutes(router: Router, { prisma, config }: CatalogRouteDe
     res.json(toCatalogDetail(await catalogProduct(deps, id), storageUrl));
   });
 
-  router.get('/catalog/categories', async (_req, res) => {
-    res.json((await listCategories(deps)).map(toCategory));
+  router.get('/catalog/categories', async (req, res) => {
+    res.json((await listCategories(deps, parse(listQuery, req.query))).map(toCategory));
   });
 
   router.get('/vendor/products', async (req, res) => {
@@ -64,7 +64,7 @@ export function catalogRoutes(router: Router, { prisma, config }: CatalogRouteDe
 
   router.get('/admin/categories', async (req, res) => {
     requireRole(req, 'admin');
-    res.json((await listCategories(deps)).map(toCategory));
+    res.json((await listCategories(deps, parse(listQuery, req.query))).map(toCategory));
   });
 
   router.post('/admin/categories', async (req, res) => {

@@ -6,7 +6,7 @@ import { chooseVariant, effectiveUnitPrice, VARIANT_PROBLEMS } from '../catalog/
 import { Prisma, type Order, type Product, type ProductVariant, type ShippingMethodReplica } from '../generated/prisma/client';
 import { redeemPoints } from '../loyalty/ledger';
 import { activeKolCode, applicableVoucher, countKolCodeUse, countVoucherUse, type Db } from '../promotions/promotions';
-import { chooseShipping, linesInLockOrder, planOrder, shippingAddressOf, shippingColumns, shortOrderId, type LineRequest, type OrderPlan } from './rules';
+import { amountTooLarge, chooseShipping, linesInLockOrder, planOrder, shippingAddressOf, shippingColumns, shortOrderId, type LineRequest, type OrderPlan } from './rules';
 
 type Tx = Prisma.TransactionClient;
 const ZERO = new Prisma.Decimal(0);
@@ -246,6 +246,8 @@ export async function priceOrder(db: Db, input: PlaceOrderInput): Promise<Priced
     shippingFees: new Map([...shipping].map(([storeId, s]) => [storeId, s.fee])),
   });
   if (!planned.ok) throw badRequest(planned.code, planned.detail);
+  const tooLarge = amountTooLarge(planned.plan, lines.map((l) => l.lineTotal));
+  if (tooLarge) throw badRequest('amount_too_large', tooLarge);
   return { input, plan: planned.plan, lines, shipping, voucherId: voucher?.voucher.id ?? null, kolCodeId: kolCode?.id ?? null };
 }
 

@@ -267,6 +267,32 @@ export function planOrder(input: PlanInput): PlanResult {
   };
 }
 
+// ---------------------------------------------------------------- amount limits
+
+/**
+ * The largest amount an order may carry in any of its money columns (line, sub-order, order
+ * totals and shipping fees). Decimal(12,2) itself ends at 9,999,999,999.99; the bound is lower so
+ * that the points an order earns (1 per MYR paid) fit the loyalty counters (int) with room to spare.
+ */
+export const MAX_ORDER_AMOUNT = new Prisma.Decimal('999999999.99');
+
+/**
+ * Null when every amount of the plan fits, else why not (400 `amount_too_large`): checked before
+ * anything is written, so a quantity times a price, or a shipping rate, that passes the bound is
+ * refused instead of overflowing a numeric column.
+ */
+export function amountTooLarge(plan: OrderPlan, lineTotals: readonly Decimal[]): string | null {
+  const limit = MAX_ORDER_AMOUNT.toFixed(2);
+  if (lineTotals.some((total) => total.greaterThan(MAX_ORDER_AMOUNT))) return `a line of this order costs more than ${limit}`;
+  for (const sub of plan.subOrders) {
+    if (sub.shippingFee.greaterThan(MAX_ORDER_AMOUNT)) return `the shipping fee of this order is more than ${limit}`;
+    if (sub.subtotal.greaterThan(MAX_ORDER_AMOUNT) || sub.total.greaterThan(MAX_ORDER_AMOUNT)) return `this order comes to more than ${limit}`;
+  }
+  const amounts = [plan.subtotal, plan.shippingTotal, plan.total, plan.discountTotal];
+  if (amounts.some((amount) => amount.greaterThan(MAX_ORDER_AMOUNT))) return `this order comes to more than ${limit}`;
+  return null;
+}
+
 // ---------------------------------------------------------------- identifiers and notes
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

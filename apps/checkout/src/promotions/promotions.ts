@@ -1,4 +1,4 @@
-import type { CreateKolCodeBody, CreateVoucherBody, UpdateKolCodeBody, UpdateVoucherBody, ValidateVoucherBody } from '@pasar/contracts';
+import { listWindow, type CreateKolCodeBody, type CreateVoucherBody, type ListQuery, type UpdateKolCodeBody, type UpdateVoucherBody, type ValidateVoucherBody } from '@pasar/contracts';
 import { badRequest, conflict, notFound, ProblemError } from '@pasar/service-kit';
 import { Prisma, type KolCode, type PrismaClient, type Voucher } from '../generated/prisma/client';
 import {
@@ -49,8 +49,9 @@ const optionalDate = (value: string | null | undefined) => (value === undefined 
 
 // ---------------------------------------------------------------- vouchers (admin)
 
-export function listVouchers({ prisma }: PromotionDeps): Promise<Voucher[]> {
-  return prisma.voucher.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
+/** One page of the vouchers, newest first. */
+export function listVouchers({ prisma }: PromotionDeps, page: ListQuery): Promise<Voucher[]> {
+  return prisma.voucher.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], ...listWindow(page) });
 }
 
 /** Creates a voucher; 400 when its terms are inconsistent, 409 `duplicate_code`. */
@@ -104,8 +105,9 @@ function definedOnly<T extends object>(changes: T): Partial<T> {
 
 // ---------------------------------------------------------------- KOL codes (admin)
 
-export function listKolCodes({ prisma }: PromotionDeps): Promise<KolCode[]> {
-  return prisma.kolCode.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
+/** One page of the KOL codes, newest first. */
+export function listKolCodes({ prisma }: PromotionDeps, page: ListQuery): Promise<KolCode[]> {
+  return prisma.kolCode.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], ...listWindow(page) });
 }
 
 async function requireCategory(db: Db, categoryId: string | undefined): Promise<void> {

@@ -1,6 +1,7 @@
 import {
   createKolCodeBody,
   createVoucherBody,
+  listQuery,
   updateKolCodeBody,
   updateVoucherBody,
   uuidParam,
@@ -32,7 +33,7 @@ import {
 export function promotionRoutes(router: Router, deps: PromotionDeps): void {
   router.get('/admin/vouchers', async (req, res) => {
     requireRole(req, 'admin');
-    res.json((await listVouchers(deps)).map(toAdminVoucherJson));
+    res.json((await listVouchers(deps, parse(listQuery, req.query))).map(toAdminVoucherJson));
   });
 
   router.post('/admin/vouchers', async (req, res) => {
@@ -49,7 +50,7 @@ export function promotionRoutes(router: Router, deps: PromotionDeps): void {
 
   router.get('/admin/kol-codes', async (req, res) => {
     requireRole(req, 'admin');
-    res.json((await listKolCodes(deps)).map(toAdminKolCodeJson));
+    res.json((await listKolCodes(deps, parse(listQuery, req.query))).map(toAdminKolCodeJson));
   });
 
   router.post('/admin/kol-codes', async (req, res) => {

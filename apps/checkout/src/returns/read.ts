@@ -1,12 +1,17 @@
+import { listWindow, type ListQuery } from '@pasar/contracts';
 import type { Prisma, PrismaClient, ReturnItem, ReturnRequest } from '../generated/prisma/client';
 
 /** A return with its items and the creation time of its order (the Return request shows it). */
 export type LoadedReturn = ReturnRequest & { items: ReturnItem[]; orderCreatedAt: Date };
 
-/** The returns matching `where`, newest first, with their items (by product name) and their orders' creation times. */
-export async function findReturns(prisma: PrismaClient, where: Prisma.ReturnRequestWhereInput): Promise<LoadedReturn[]> {
+/**
+ * The returns matching `where`, newest first (one page of them when `page` is given), with their
+ * items (by product name) and their orders' creation times.
+ */
+export async function findReturns(prisma: PrismaClient, where: Prisma.ReturnRequestWhereInput, page?: ListQuery): Promise<LoadedReturn[]> {
   const returns = await prisma.returnRequest.findMany({
     where,
+    ...(page ? listWindow(page) : {}),
     include: { items: { orderBy: [{ productName: 'asc' }, { orderItemId: 'asc' }] } },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
   });

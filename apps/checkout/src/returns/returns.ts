@@ -1,4 +1,4 @@
-import type { CreateReturnBody } from '@pasar/contracts';
+import type { CreateReturnBody, ListQuery } from '@pasar/contracts';
 import { badRequest, conflict, notFound } from '@pasar/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
 import { lockOrder } from '../lifecycle/order-paid';
@@ -56,9 +56,9 @@ export async function createReturn({ prisma }: ReturnDeps, customerId: string, b
   });
 }
 
-/** The caller's returns, newest first. */
-export function listReturns({ prisma }: ReturnDeps, customerId: string): Promise<LoadedReturn[]> {
-  return findReturns(prisma, { customerId });
+/** One page of the caller's returns, newest first. */
+export function listReturns({ prisma }: ReturnDeps, customerId: string, page: ListQuery): Promise<LoadedReturn[]> {
+  return findReturns(prisma, { customerId }, page);
 }
 
 /** One of the caller's returns; another customer's is as unknown as a missing one. */

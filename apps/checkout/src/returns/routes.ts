@@ -1,4 +1,4 @@
-import { createReturnBody, rejectReturnBody, uuidParam, vendorReturnsQuery } from '@pasar/contracts';
+import { createReturnBody, listQuery, rejectReturnBody, uuidParam, vendorReturnsQuery } from '@pasar/contracts';
 import { API_PREFIX, parse, requireRole } from '@pasar/service-kit';
 import type { Router } from 'express';
 import { toReturnRequestJson, toVendorReturnJson } from './json';
@@ -9,7 +9,7 @@ import { approveReturn, listStoreReturns, receiveReturn, refundReturn, rejectRet
 export function accountReturnRoutes(router: Router, deps: Pick<VendorReturnDeps, 'prisma'>): void {
   router.get('/account/returns', async (req, res) => {
     const { userId } = requireRole(req, 'customer');
-    res.json((await listReturns(deps, userId)).map(toReturnRequestJson));
+    res.json((await listReturns(deps, userId, parse(listQuery, req.query))).map(toReturnRequestJson));
   });
 
   router.get('/account/returns/:id', async (req, res) => {
@@ -32,8 +32,8 @@ const bodilessSteps = { approve: approveReturn, receive: receiveReturn, refund: 
 export function vendorReturnRoutes(router: Router, deps: VendorReturnDeps): void {
   router.get('/vendor/returns', async (req, res) => {
     const { userId } = requireRole(req, 'vendor');
-    const { status } = parse(vendorReturnsQuery, req.query);
-    res.json((await listStoreReturns(deps, userId, status)).map(toVendorReturnJson));
+    const { status, ...page } = parse(vendorReturnsQuery, req.query);
+    res.json((await listStoreReturns(deps, userId, page, status)).map(toVendorReturnJson));
   });
 
   for (const [step, run] of Object.entries(bodilessSteps)) {

@@ -1,4 +1,4 @@
-import type { ReturnStatus } from '@pasar/contracts';
+import type { ListQuery, ReturnStatus } from '@pasar/contracts';
 import { conflict, notFound } from '@pasar/service-kit';
 import type { Logger } from 'pino';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
@@ -20,9 +20,9 @@ export interface VendorReturnDeps {
 const now = (deps: VendorReturnDeps) => deps.clock?.() ?? new Date();
 
 /** The returns of the caller's store (403 `no_store` without one), newest first, optionally of one status. */
-export async function listStoreReturns({ prisma }: VendorReturnDeps, ownerUserId: string, status?: ReturnStatus): Promise<LoadedReturn[]> {
+export async function listStoreReturns({ prisma }: VendorReturnDeps, ownerUserId: string, page: ListQuery, status?: ReturnStatus): Promise<LoadedReturn[]> {
   const store = await requireOwnStore(prisma, ownerUserId);
-  return findReturns(prisma, { storeId: store.storeId, ...(status ? { status } : {}) });
+  return findReturns(prisma, { storeId: store.storeId, ...(status ? { status } : {}) }, page);
 }
 
 /** requested → approved, with vendor_reviewed_at. */

@@ -1,4 +1,4 @@
-import type { PickupAddressBody } from '@pasar/contracts';
+import { listWindow, type ListQuery, type PickupAddressBody } from '@pasar/contracts';
 import { notFound } from '@pasar/service-kit';
 import { lockKey, type Tx, type VendorDeps } from '../deps';
 import type { PickupAddress, PrismaClient } from '../generated/prisma/client';
@@ -8,8 +8,8 @@ type Deps = Pick<VendorDeps, 'prisma'>;
 /** The order GET answers in (spec): the default first, then oldest first. */
 export const PICKUP_ADDRESS_ORDER = [{ isDefault: 'desc' }, { createdAt: 'asc' }, { id: 'asc' }] as const;
 
-export function listPickupAddresses({ prisma }: Deps, storeId: string): Promise<PickupAddress[]> {
-  return prisma.pickupAddress.findMany({ where: { storeId }, orderBy: [...PICKUP_ADDRESS_ORDER] });
+export function listPickupAddresses({ prisma }: Deps, storeId: string, page: ListQuery): Promise<PickupAddress[]> {
+  return prisma.pickupAddress.findMany({ where: { storeId }, orderBy: [...PICKUP_ADDRESS_ORDER], ...listWindow(page) });
 }
 
 /** Adds an address and answers its id; is_default=true unsets the store's other default in the same transaction. */

@@ -1,4 +1,4 @@
-import { pickupAddressBody, uuidParam, type VendorPickupAddress } from '@pasar/contracts';
+import { listQuery, pickupAddressBody, uuidParam, type VendorPickupAddress } from '@pasar/contracts';
 import { API_PREFIX, parse } from '@pasar/service-kit';
 import type { Router } from 'express';
 import type { VendorDeps } from '../deps';
@@ -12,7 +12,7 @@ const BASE = '/vendor/pickup-addresses';
 export function pickupAddressRoutes(router: Router, deps: VendorDeps): void {
   router.get(BASE, async (req, res) => {
     const storeId = await requireOwnStore(deps.prisma, req);
-    res.json((await listPickupAddresses(deps, storeId)).map(toVendorPickupAddress));
+    res.json((await listPickupAddresses(deps, storeId, parse(listQuery, req.query))).map(toVendorPickupAddress));
   });
 
   router.post(BASE, async (req, res) => {

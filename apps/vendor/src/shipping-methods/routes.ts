@@ -1,4 +1,4 @@
-import { activateShippingMethodBody, shippingMethodBody, uuidParam, type VendorShippingMethod } from '@pasar/contracts';
+import { activateShippingMethodBody, listQuery, shippingMethodBody, uuidParam, type VendorShippingMethod } from '@pasar/contracts';
 import { API_PREFIX, parse } from '@pasar/service-kit';
 import type { Router } from 'express';
 import type { VendorDeps } from '../deps';
@@ -19,7 +19,7 @@ const BASE = '/vendor/shipping-methods';
 export function shippingMethodRoutes(router: Router, deps: VendorDeps): void {
   router.get(BASE, async (req, res) => {
     const storeId = await requireOwnStore(deps.prisma, req);
-    res.json((await listShippingMethods(deps, storeId)).map(toVendorShippingMethod));
+    res.json((await listShippingMethods(deps, storeId, parse(listQuery, req.query))).map(toVendorShippingMethod));
   });
 
   router.post(BASE, async (req, res) => {

@@ -2,9 +2,11 @@ import { callRpc, enqueueEvent } from '@pasar/bus';
 import {
   ACTIVATION_BLOCKED_ERROR,
   checkoutProductsMissingDimensions,
+  listWindow,
   vendorShippingMethodDeleted,
   vendorShippingMethodUpserted,
   type ActivationResult,
+  type ListQuery,
   type ShippingMethodBody,
 } from '@pasar/contracts';
 import { conflict, notFound } from '@pasar/service-kit';
@@ -14,8 +16,9 @@ import type { Prisma, ShippingMethod } from '../generated/prisma/client';
 type Deps = Pick<VendorDeps, 'prisma'>;
 
 /** The store's methods, oldest first (spec). */
-export function listShippingMethods({ prisma }: Deps, storeId: string): Promise<ShippingMethod[]> {
-  return prisma.shippingMethod.findMany({ where: { storeId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+/** One page of the store's shipping methods, oldest first. */
+export function listShippingMethods({ prisma }: Deps, storeId: string, page: ListQuery): Promise<ShippingMethod[]> {
+  return prisma.shippingMethod.findMany({ where: { storeId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], ...listWindow(page) });
 }
 
 /** Adds a method (inactive until activated) and answers its id; checkout learns of it by event. */

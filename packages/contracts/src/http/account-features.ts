@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { productCard } from './catalog';
-import { money } from './common';
+import { listQuery, money } from './common';
 
 // Customer account: wishlist, followed stores and their feed, returns; and the vendor side of
 // returns (SPEC "Customer account", DESIGN §5 and §7).
@@ -44,7 +44,7 @@ export const followedStore = z
 export type FollowedStore = z.infer<typeof followedStore>;
 
 /** page >= 1 (SPEC Limits); a page past the last answers no products. */
-export const followedFeedQuery = z.object({ page: z.coerce.number().int().min(1).default(1) });
+export const followedFeedQuery = z.object({ page: z.coerce.number().int().min(1).max(10000).default(1) });
 export type FollowedFeedQuery = z.infer<typeof followedFeedQuery>;
 
 export const followedFeed = z
@@ -130,7 +130,7 @@ export const vendorReturnRequest = returnRequest
   .meta({ id: 'VendorReturnRequest' });
 export type VendorReturnRequestJson = z.infer<typeof vendorReturnRequest>;
 
-export const vendorReturnsQuery = z.object({ status: returnStatusSchema.optional() });
+export const vendorReturnsQuery = listQuery.extend({ status: returnStatusSchema.optional() });
 export type VendorReturnsQuery = z.infer<typeof vendorReturnsQuery>;
 
 export const rejectReturnBody = z.object({ reason: z.string().trim().min(1).max(1000) }).strict().meta({ id: 'RejectReturnRequest' });

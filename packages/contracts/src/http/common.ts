@@ -30,6 +30,11 @@ export const listQuery = z.object({
 });
 export type ListQuery = z.infer<typeof listQuery>;
 
+/** The rows of one page of a list (`skip`/`take` as Prisma reads them). */
+export function listWindow({ page, limit }: ListQuery): { skip: number; take: number } {
+  return { skip: (page - 1) * limit, take: limit };
+}
+
 /** A delivery address as events and responses carry it (camelCase; snapshots on orders and shipments). */
 export const postalAddress = z.object({
   fullName: z.string(),

@@ -1,0 +1,32 @@
+import express from 'express';
+import request from 'supertest';
+import { problemHandler } from './problems';
+
+/** A bare app whose routes throw what libraries throw, rendered by the kit's problemHandler. */
+function appThrowing(error: () => unknown) {
+  const app = express();
+  app.get('/boom', () => {
+    throw error();
+  });
+  app.use(problemHandler);
+  return app;
+}
+
+describe('problemHandler', () => {
+  test('a URIError (a value that does not percent-decode) is a 400, not a 500', async () => {
+    const res = await request(appThrowing(() => new URIError('URI malformed'))).get('/boom');
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'bad_request' });
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+  });
+
+  test("a library's 4xx without a public message keeps its status, with a generic detail", async () => {
+    const res = await request(appThrowing(() => Object.assign(new Error('Failed to decode param secret-ish'), { status: 400 }))).get('/boom');
+    expect({ status: res.status, code: res.body.code, detail: res.body.detail }).toEqual({ status: 400, code: 'bad_request', detail: 'the request is not valid' });
+  });
+
+  test('anything else stays a 500 that leaks nothing', async () => {
+    const res = await request(appThrowing(() => new Error('database password is hunter2'))).get('/boom');
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 500, code: 'internal_error' });
+    expect(res.text).not.toContain('hunter2');
+  });
+});
