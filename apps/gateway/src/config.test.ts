@@ -1,7 +1,7 @@
-import { ConfigError, DEV_IDENTITY_SECRET } from '@pasar/service-kit';
+import { ConfigError, DEV_ADMIN_PASSWORD, DEV_IDENTITY_SECRET } from '@pasar/service-kit';
 import { loadGatewayConfig } from './config';
 
-const base = { IDENTITY_SECRET: 'x'.repeat(32) };
+const base = { NODE_ENV: 'development', IDENTITY_SECRET: 'x'.repeat(32) };
 
 describe('gateway config', () => {
   it('has defaults that work locally', () => {
@@ -24,9 +24,23 @@ describe('gateway config', () => {
     expect(config.ADMIN_EMAIL).toBeUndefined();
   });
 
-  it('uses the development identity secret outside production only', () => {
-    expect(loadGatewayConfig({}).IDENTITY_SECRET).toBe(DEV_IDENTITY_SECRET);
+  it('uses the development identity secret in development and test only; a missing NODE_ENV is production', () => {
+    expect(loadGatewayConfig({ NODE_ENV: 'development' }).IDENTITY_SECRET).toBe(DEV_IDENTITY_SECRET);
+    expect(loadGatewayConfig({ NODE_ENV: 'test' }).IDENTITY_SECRET).toBe(DEV_IDENTITY_SECRET);
     expect(() => loadGatewayConfig({ NODE_ENV: 'production' })).toThrow(/IDENTITY_SECRET/);
+    expect(() => loadGatewayConfig({})).toThrow(/IDENTITY_SECRET/);
+    expect(() => loadGatewayConfig({ NODE_ENV: '' })).toThrow(/IDENTITY_SECRET/);
+    expect(() => loadGatewayConfig({ NODE_ENV: 'production', IDENTITY_SECRET: DEV_IDENTITY_SECRET })).toThrow(
+      /IDENTITY_SECRET is the public development default/,
+    );
+  });
+
+  it('refuses the public administrator password in production, naming ADMIN_PASSWORD', () => {
+    const admin = { ADMIN_EMAIL: 'admin@pasar.local', ADMIN_PASSWORD: DEV_ADMIN_PASSWORD };
+    expect(loadGatewayConfig({ ...base, ...admin }).ADMIN_PASSWORD).toBe(DEV_ADMIN_PASSWORD);
+    const production = { ...base, NODE_ENV: 'production' };
+    expect(() => loadGatewayConfig({ ...production, ...admin })).toThrow(/ADMIN_PASSWORD is the public development default/);
+    expect(loadGatewayConfig({ ...production, ...admin, ADMIN_PASSWORD: 'a-password-of-our-own' }).ADMIN_PASSWORD).toBe('a-password-of-our-own');
   });
 
   it('splits CORS origins and lower-cases the admin e-mail', () => {

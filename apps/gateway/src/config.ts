@@ -1,4 +1,4 @@
-import { loadConfig, serviceConfigSchema } from '@pasar/service-kit';
+import { DEV_ADMIN_PASSWORD, loadConfig, refusePublicDefaultsInProduction, serviceConfigSchema } from '@pasar/service-kit';
 import { z } from 'zod';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -57,10 +57,13 @@ export const gatewayConfigSchema = serviceConfigSchema({ port: 8080, schema: 'id
   ADMIN_EMAIL: optional(z.email().transform((v) => v.trim().toLowerCase())),
   ADMIN_PASSWORD: optional(z.string().min(8, 'ADMIN_PASSWORD must be at least 8 characters').max(128)),
   ADMIN_FULL_NAME: z.string().min(1).default('Administrator'),
-}).refine((c) => Boolean(c.ADMIN_EMAIL) === Boolean(c.ADMIN_PASSWORD), {
-  message: 'set ADMIN_EMAIL and ADMIN_PASSWORD together (or neither)',
-  path: ['ADMIN_PASSWORD'],
-});
+})
+  .refine((c) => Boolean(c.ADMIN_EMAIL) === Boolean(c.ADMIN_PASSWORD), {
+    message: 'set ADMIN_EMAIL and ADMIN_PASSWORD together (or neither)',
+    path: ['ADMIN_PASSWORD'],
+  })
+  // the launcher's and .env.example's administrator password is public: never in production
+  .superRefine(refusePublicDefaultsInProduction({ ADMIN_PASSWORD: DEV_ADMIN_PASSWORD }));
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

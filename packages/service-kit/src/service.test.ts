@@ -126,7 +126,7 @@ describe('loadConfig', () => {
   test('parses with defaults and names every bad variable', () => {
     const schema = baseConfigSchema;
     const config = loadConfig(schema, { PORT: '4100', DATABASE_URL: 'postgresql://x@h/db?schema=s', IDENTITY_SECRET: 'x'.repeat(16) });
-    expect(config).toMatchObject({ PORT: 4100, NATS_NAMESPACE: '', MIGRATE_ON_START: true, NODE_ENV: 'development' });
+    expect(config).toMatchObject({ PORT: 4100, NATS_NAMESPACE: '', MIGRATE_ON_START: true, NODE_ENV: 'production' });
     let error: unknown;
     try {
       loadConfig(schema, { PORT: 'abc', DATABASE_URL: 'mysql://x', IDENTITY_SECRET: 'short' });
