@@ -1,5 +1,23 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({ name: service, level, base: { service }, redact: ['req.headers.cookie', 'req.headers["x-pasar-sig"]', 'password'] });
+/**
+ * What never reaches a log line: session cookies (request `Cookie` and response `Set-Cookie`),
+ * credentials, the gateway's identity signature, passwords and tokens wherever they sit in a
+ * logged object (top level or one level down, e.g. `vars.temporaryPassword`), and the payment
+ * signatures (`skey`, `vcode`).
+ */
+const SECRET_FIELDS = ['password', 'newPassword', 'currentPassword', 'temporaryPassword', 'token', 'sessionToken', 'secret', 'skey', 'vcode'];
+export const REDACTED_LOG_PATHS = [
+  'req.headers.cookie',
+  'req.headers.authorization',
+  'req.headers["proxy-authorization"]',
+  'req.headers["x-pasar-sig"]',
+  'res.headers["set-cookie"]',
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
+];
+
+/** The service's pino logger (JSON to stdout, or to `destination`), with secrets redacted. */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  const options = { name: service, level, base: { service }, redact: REDACTED_LOG_PATHS };
+  return destination ? pino(options, destination) : pino(options);
 }
