@@ -1,4 +1,4 @@
-import { DEV_ADMIN_PASSWORD, loadConfig, refusePublicDefaultsInProduction, serviceConfigSchema } from '@pasar/service-kit';
+import { ALWAYS, DEV_ADMIN_PASSWORD, loadConfig, refusePublicDefaultsInProduction, serviceConfigSchema } from '@pasar/service-kit';
 import { z } from 'zod';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -63,7 +63,9 @@ export const gatewayConfigSchema = serviceConfigSchema({ port: 8080, schema: 'id
     path: ['ADMIN_PASSWORD'],
   })
   // the launcher's and .env.example's administrator password is public: never in production
-  .superRefine(refusePublicDefaultsInProduction({ ADMIN_PASSWORD: DEV_ADMIN_PASSWORD }));
+  .superRefine((config, ctx) => {
+    if (config.ADMIN_PASSWORD) refusePublicDefaultsInProduction({ ADMIN_PASSWORD: DEV_ADMIN_PASSWORD })(config, ctx);
+  }, ALWAYS);
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

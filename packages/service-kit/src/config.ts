@@ -46,8 +46,8 @@ export function isDevelopmentEnv(nodeEnv: unknown): boolean {
 const unset = (value: unknown) => value === undefined || value === '';
 
 /**
- * Fills the public defaults of `secrets` in development and test only. In production (NODE_ENV
- * unset, empty or `production`) a missing secret stays missing, so the schema names it.
+ * Fills the public defaults of `secrets` in development and test only; in production (NODE_ENV
+ * unset, empty or `production`) a missing secret stays missing.
  */
 function withDevSecrets(secrets: DevSecrets) {
   return (env: unknown): unknown => {
@@ -61,19 +61,27 @@ function withDevSecrets(secrets: DevSecrets) {
 }
 
 /**
- * Adds an issue for every secret that holds its public development default outside
- * development and test: a service started that way refuses to start, naming the variable.
+ * A refinement (add it with `{ when: () => true }` so it reports beside every other bad
+ * variable) refusing, outside development and test, each secret that is missing or holds its
+ * public default: the service refuses to start, naming the variable.
  */
 export function refusePublicDefaultsInProduction(secrets: DevSecrets) {
-  return <T extends Record<string, unknown>>(config: T, ctx: z.core.$RefinementCtx<T>) => {
-    if (isDevelopmentEnv(config.NODE_ENV)) return;
+  return <T>(config: T, ctx: z.core.$RefinementCtx<T>) => {
+    const values = config as Record<string, unknown>;
+    if (isDevelopmentEnv(values.NODE_ENV)) return;
+    const nodeEnv = `NODE_ENV is ${String(values.NODE_ENV)}`;
     for (const [name, devDefault] of Object.entries(secrets)) {
-      if (config[name] === devDefault) {
-        ctx.addIssue({ code: 'custom', path: [name], message: `${name} is the public development default; set a secret of your own (NODE_ENV=${String(config.NODE_ENV)})` });
+      if (unset(values[name])) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `${name} must be set: the public development default is refused outside development and test (${nodeEnv})` });
+      } else if (values[name] === devDefault) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `${name} is the public development default; set a secret of your own (${nodeEnv})` });
       }
     }
   };
 }
+
+/** Runs a refinement even when fields already failed, so one message names every bad variable. */
+export const ALWAYS = { when: () => true };
 
 /**
  * A service's env schema: the base fields with its local defaults (port, own schema) plus the
@@ -91,6 +99,6 @@ export function serviceConfigSchema<S extends z.ZodRawShape>(service: { port: nu
         DATABASE_URL: baseConfigSchema.shape.DATABASE_URL.default(`postgresql://postgres@127.0.0.1:5432/postgres?schema=${service.schema}`),
       })
       .extend(shape)
-      .superRefine(refusePublicDefaultsInProduction(secrets)),
+      .superRefine(refusePublicDefaultsInProduction(secrets), ALWAYS),
   );
 }
