@@ -135,7 +135,7 @@ export function createService(options: ServiceOptions): Service {
   // identity: every /api/v1 request carries the gateway's signature (or the caller's own check)
   if (options.authenticate) api.use(options.authenticate);
   else api.use((req, res, next) => {
-    const check = verifyIdentityHeaders(options.identitySecret, req.headers);
+    const check = verifyIdentityHeaders(options.identitySecret, { method: req.method, path: req.originalUrl }, req.headers);
     if (!check.ok) {
       req.log.warn({ reason: check.reason }, 'rejected request without a valid gateway signature');
       return sendProblem(res, 401, 'unauthenticated', 'missing or invalid identity signature');
