@@ -29,6 +29,8 @@ export const checkoutConfigSchema = serviceConfigSchema({ port: 4001, schema: 'c
   PAYMENT_MOCK: z.stringbool().default(false),
   PAYMENT_RETURN_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080/payment/return'),
   PAYMENT_CALLBACK_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080/api/v1/payments/notify'),
+  /** Invites one family may send per 24 hours (accepted or refused); one more answers 429. */
+  FAMILY_INVITES_PER_DAY: z.coerce.number().int().min(1).max(10_000).default(20),
   /** How often the durable sweep expires unpaid orders past expires_at. */
   ORDER_EXPIRY_SWEEP_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
   /** How long an unpaid order holds stock, voucher, points (DESIGN §5): `30m`, `90s`, `2h`, `1500ms`; read as milliseconds. */

@@ -79,13 +79,13 @@ describe('identity rpc responders', () => {
         await signIn(gateway.url, email, 'second temporary 2');
       });
 
-      it('a repeat after the user chose a password answers created=true but keeps the chosen password', async () => {
+      it('a repeat after the user chose a password answers created=false and keeps the chosen password', async () => {
         const email = uniqueEmail('settled');
         const key = `key-${randomUUID()}`;
         const first = await create(email, 'first temporary 1', key);
         await gateway.prisma.user.update({ where: { id: first.user.id }, data: { mustChangePassword: false } });
         const repeat = await create(email, 'second temporary 2', key);
-        expect(repeat).toMatchObject({ created: true, user: { id: first.user.id, mustChangePassword: false } });
+        expect(repeat).toMatchObject({ created: false, user: { id: first.user.id, mustChangePassword: false } });
         await signIn(gateway.url, email, 'first temporary 1');
         await request(gateway.url).post('/api/v1/auth/sign-in').send({ email, password: 'second temporary 2' }).expect(401);
       });

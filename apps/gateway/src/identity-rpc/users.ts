@@ -14,9 +14,11 @@ type Deps = Pick<SessionDeps, 'prisma' | 'revocations'>;
  * `identity.user.upserted` goes out through the outbox.
  *
  * With an `idempotencyKey`, a repeat of the call that created the user (the caller's retry after
- * a timeout) answers that user with created=true and sets the repeat's password while the user
+ * a timeout) answers that user with created=true and sets the repeat's password, while the user
  * still must change it (the caller mails the repeat's password, so it must be the one that
- * works). Another key for an existing e-mail answers created=false as without a key.
+ * works); once the user chose a password, a repeat answers created=false and changes nothing
+ * (the caller then mails no password). Another key for an existing e-mail answers created=false
+ * as without a key.
  */
 export async function createUser(
   deps: Deps,
@@ -68,12 +70,13 @@ async function repeatOf(deps: Deps, request: RpcRequest<typeof identityCreateUse
   if (user.email !== email) {
     throw new RpcRefusal('idempotency_key_reused', `the idempotencyKey created the account of another e-mail`);
   }
-  if (!user.mustChangePassword) return { user: toUserSummary(user), created: true };
   // only while the temporary password is unchanged: a user who chose a password keeps it
-  const passwordHash = await hashPassword(request.password);
-  const { count } = await deps.prisma.user.updateMany({ where: { id: user.id, mustChangePassword: true }, data: { passwordHash } });
-  const current = count ? await deps.prisma.user.findUniqueOrThrow({ where: { id: user.id } }) : user;
-  return { user: toUserSummary(current), created: true };
+  const passwordHash = user.mustChangePassword ? await hashPassword(request.password) : null;
+  const { count } = passwordHash
+    ? await deps.prisma.user.updateMany({ where: { id: user.id, mustChangePassword: true }, data: { passwordHash } })
+    : { count: 0 };
+  const current = await deps.prisma.user.findUniqueOrThrow({ where: { id: user.id } });
+  return { user: toUserSummary(current), created: count > 0 };
 }
 
 /**
