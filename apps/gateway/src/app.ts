@@ -36,6 +36,8 @@ export interface GatewayOverrides {
 export interface GatewayHandle {
   url: string;
   port: number;
+  /** The internal listener of /readyz and /metrics, when METRICS_PORT is set. */
+  opsUrl?: string;
   config: GatewayConfig;
   prisma: GatewayPrisma;
   bus: Bus;
@@ -84,6 +86,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     migrationsDir: MIGRATIONS_DIR,
     log,
     host: config.HOST,
+    internalOps: { port: config.METRICS_PORT, host: config.METRICS_HOST },
     rpc: (ctx) => {
       const d = depsOf(ctx);
       return [d.revocations.listen(), ...serveIdentityRpc(ctx.bus, d)];
@@ -127,6 +130,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
   return {
     url: running.url,
     port: running.http.port,
+    opsUrl: running.ops?.url,
     config,
     prisma,
     bus: running.bus,

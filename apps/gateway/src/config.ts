@@ -22,6 +22,14 @@ export const gatewayConfigSchema = serviceConfigSchema({ port: 8080, schema: 'id
     .default('loopback')
     .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v)),
 
+  /**
+   * The internal listener of /readyz and /metrics (never on the public port; /healthz stays
+   * public). Unset: not served; 0: any free port (tests).
+   */
+  METRICS_PORT: optional(z.coerce.number().int().min(0).max(65535)),
+  /** Interface of the internal listener; loopback unless a scraper elsewhere must reach it. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+
   CHECKOUT_URL: upstream(4001),
   B2B_URL: upstream(4002),
   VENDOR_URL: upstream(4003),

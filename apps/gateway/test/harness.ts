@@ -42,6 +42,7 @@ export async function createTestWorld(): Promise<TestWorld> {
         NATS_NAMESPACE: peer.namespace,
         IDENTITY_SECRET: TEST_IDENTITY_SECRET,
         LOG_LEVEL: 'silent',
+        METRICS_PORT: '0',
         ...env,
       });
       const gateway = await startGateway(config, { log: silentLog, ...overrides });

@@ -46,12 +46,21 @@ export interface ServiceOptions {
   beforeBody?: (router: Router) => void;
   /** Express `trust proxy` (whose X-Forwarded-For to believe for req.ip); default 'loopback'. */
   trustProxy?: boolean | number | string;
+  /**
+   * Where /readyz and /metrics are served: on the app (`public`, the default for the services
+   * behind the gateway), or only on `opsApp` for a separate internal listener (`internal`: the
+   * gateway, whose app faces the internet). /healthz is served by both.
+   */
+  opsEndpoints?: 'public' | 'internal';
 }
 
 export interface Service {
   app: Express;
+  /** /healthz, /readyz and /metrics, for an internal listener (`listenOps`). */
+  opsApp: Express;
   metrics: Registry;
   listen(port: number, host?: string): Promise<RunningServer>;
+  listenOps(port: number, host?: string): Promise<RunningServer>;
 }
 
 export interface RunningServer {
@@ -107,10 +116,10 @@ export function createService(options: ServiceOptions): Service {
 
   for (const middleware of options.appMiddleware ?? []) app.use(middleware);
 
-  app.get('/healthz', (_req, res) => {
+  const health: RequestHandler = (_req, res) => {
     res.json({ status: 'ok', service: options.name });
-  });
-  app.get('/readyz', async (_req, res) => {
+  };
+  const readiness: RequestHandler = async (_req, res) => {
     const checks: Record<string, string> = {};
     let ready = true;
     for (const [name, check] of Object.entries(options.readiness ?? {})) {
@@ -123,10 +132,23 @@ export function createService(options: ServiceOptions): Service {
       }
     }
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', service: options.name, checks });
-  });
-  app.get('/metrics', async (_req, res) => {
+  };
+  const metricsText: RequestHandler = async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.metrics());
-  });
+  };
+
+  const opsApp = express();
+  opsApp.disable('x-powered-by');
+  opsApp.get('/healthz', health);
+  opsApp.get('/readyz', readiness);
+  opsApp.get('/metrics', metricsText);
+  opsApp.use((req, res) => sendProblem(res, 404, 'not_found', `no route for ${req.method} ${req.path}`));
+
+  app.get('/healthz', health);
+  if ((options.opsEndpoints ?? 'public') === 'public') {
+    app.get('/readyz', readiness);
+    app.get('/metrics', metricsText);
+  }
 
   const isPublic = pathMatcher((options.publicPaths ?? []).map((p) => API_PREFIX + p));
   const formPaths = new Set((options.formPaths ?? []).map((p) => API_PREFIX + p));
@@ -168,8 +190,10 @@ export function createService(options: ServiceOptions): Service {
 
   return {
     app,
+    opsApp,
     metrics,
     listen: (port, host = '127.0.0.1') => listen(app, port, host),
+    listenOps: (port, host = '127.0.0.1') => listen(opsApp, port, host),
   };
 }
 

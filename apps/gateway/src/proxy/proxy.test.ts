@@ -257,7 +257,7 @@ describe('proxy', () => {
   });
 
   it('reports proxied requests in /metrics by route prefix', async () => {
-    const metrics = await request(gateway.url).get('/metrics').expect(200);
+    const metrics = await request(gateway.opsUrl as string).get('/metrics').expect(200);
     expect(metrics.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/v1\/catalog"/);
   });
 });
