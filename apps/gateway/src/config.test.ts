@@ -16,7 +16,8 @@ describe('gateway config', () => {
       ADMIN_URL: 'http://127.0.0.1:4004',
       UPSTREAM_TIMEOUT_MS: 10_000,
       CORS_ORIGINS: [],
-      SIGN_IN_LIMIT_PER_EMAIL: 10,
+      SIGN_IN_LIMIT_PER_EMAIL_IP: 10,
+      SIGN_IN_LIMIT_PER_EMAIL: 20,
       SIGN_IN_LIMIT_PER_IP: 50,
       SESSION_TTL_DAYS: 7,
     });
@@ -75,6 +76,19 @@ describe('gateway config', () => {
     expect(loadGatewayConfig({ ...base, TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
     expect(loadGatewayConfig({ ...base, TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
     expect(loadGatewayConfig({ ...base, TRUST_PROXY: '10.0.0.0/8,loopback' }).TRUST_PROXY).toBe('10.0.0.0/8,loopback');
+  });
+
+  it('reads the abuse limits as <count>/<window>, loose by default in development and test, strict otherwise', () => {
+    expect(loadGatewayConfig(base).RATE_LIMIT_SIGN_UP).toEqual({ points: 2000, durationS: 60 });
+    const production = loadGatewayConfig({ ...base, NODE_ENV: 'production' });
+    expect(production.RATE_LIMIT_SIGN_UP).toEqual({ points: 10, durationS: 3600 });
+    expect(production.RATE_LIMIT_VENDOR_APPLICATIONS).toEqual({ points: 5, durationS: 3600 });
+    expect(loadGatewayConfig({ ...base, RATE_LIMIT_PAYMENT_NOTIFY: '5/30s', RATE_LIMIT_FAMILY_INVITES: '' })).toMatchObject({
+      RATE_LIMIT_PAYMENT_NOTIFY: { points: 5, durationS: 30 },
+      RATE_LIMIT_FAMILY_INVITES: { points: 2000, durationS: 60 },
+    });
+    expect(() => loadGatewayConfig({ ...base, RATE_LIMIT_SIGN_UP: 'ten per hour' })).toThrow(/RATE_LIMIT_SIGN_UP/);
+    expect(() => loadGatewayConfig({ ...base, RATE_LIMIT_SIGN_UP: '0/1h' })).toThrow(/RATE_LIMIT_SIGN_UP/);
   });
 
   it('wants ADMIN_EMAIL and ADMIN_PASSWORD together', () => {
