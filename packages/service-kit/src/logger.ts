@@ -16,6 +16,20 @@ export const REDACTED_LOG_PATHS = [
   ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
 ];
 
+/** Query parameters whose values never reach a log (the URL of a logged request keeps their names). */
+const SECRET_QUERY = /([?&](?:password|newPassword|currentPassword|temporaryPassword|token|sessionToken|secret|skey|vcode)=)[^&#]*/gi;
+
+/** The URL with the values of secret query parameters replaced by [Redacted]. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY, '$1[Redacted]');
+}
+
+/** pino-http's request serializer on top of the standard one: a logged URL carries no secret query value. */
+export function redactRequestUrl<R extends { url?: string }>(req: R): R {
+  if (typeof req.url === 'string') req.url = redactUrl(req.url);
+  return req;
+}
+
 /** The service's pino logger (JSON to stdout, or to `destination`), with secrets redacted. */
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
   const options = { name: service, level, base: { service }, redact: REDACTED_LOG_PATHS };

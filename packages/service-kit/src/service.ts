@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { IDENTITY_HEADERS, verifyIdentityHeaders, type Identity } from './identity';
+import { redactRequestUrl } from './logger';
 import { sendProblem, problemHandler } from './problems';
 
 declare module 'express-serve-static-core' {
@@ -109,6 +110,7 @@ export function createService(options: ServiceOptions): Service {
     pinoHttp({
       logger: options.log,
       genReqId: (req) => (req as Request).requestId,
+      serializers: { req: redactRequestUrl },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),

@@ -26,7 +26,7 @@ describe('gateway logs hold no secrets', () => {
     await world.close();
   });
 
-  test('signing up, in and out logs the requests, but neither the session token nor the password', async () => {
+  test('signing up, in and out logs the requests, but neither the session token, the password nor secret query values', async () => {
     const password = 'a very private passphrase';
     const email = uniqueEmail('logged');
     const first = await signUp(url, email, password);
@@ -34,6 +34,7 @@ describe('gateway logs hold no secrets', () => {
     await request(url).post('/api/v1/auth/sign-in').send({ email, password: `${password} wrong` }).expect(401);
     await request(url).get('/api/v1/auth/session').set('Cookie', second.cookie).set('Authorization', 'Bearer some-bearer-token').expect(200);
     await request(url).post('/api/v1/auth/sign-out').set('Cookie', second.cookie).expect(204);
+    await request(url).get('/api/v1/auth/session?token=query-token-value&vcode=query-vcode-value&page=2').expect(401);
 
     // the requests were logged, with their headers (so the absence below means redaction, not silence)
     expect(log.text).toContain('/api/v1/auth/sign-in');
@@ -42,5 +43,9 @@ describe('gateway logs hold no secrets', () => {
     for (const token of [first.cookie.split('=')[1], second.cookie.split('=')[1]]) expect(log.text).not.toContain(token);
     expect(log.text).not.toContain(password);
     expect(log.text).not.toContain('some-bearer-token');
+    // secret query values neither (the URL keeps the rest)
+    expect(log.text).toContain('/api/v1/auth/session?token=[Redacted]&vcode=[Redacted]&page=2');
+    expect(log.text).not.toContain('query-token-value');
+    expect(log.text).not.toContain('query-vcode-value');
   });
 });
