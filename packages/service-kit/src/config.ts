@@ -67,6 +67,7 @@ function withDevSecrets(secrets: DevSecrets) {
  */
 export function refusePublicDefaultsInProduction(secrets: DevSecrets) {
   return <T>(config: T, ctx: z.core.$RefinementCtx<T>) => {
+    if (typeof config !== 'object' || config === null) return; // the object check already failed
     const values = config as Record<string, unknown>;
     if (isDevelopmentEnv(values.NODE_ENV)) return;
     const nodeEnv = `NODE_ENV is ${String(values.NODE_ENV)}`;
