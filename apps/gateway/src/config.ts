@@ -1,4 +1,4 @@
-import { loadConfig, serviceConfigSchema } from '@pasar/service-kit';
+import { ALWAYS, DEV_ADMIN_PASSWORD, isDevelopmentEnv, loadConfig, refusePublicDefaultsInProduction, serviceConfigSchema } from '@pasar/service-kit';
 import { z } from 'zod';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -6,11 +6,50 @@ const upstream = (port: number) => z.url().default(`http://127.0.0.1:${port}`);
 /** An optional variable: set but empty counts as unset. */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
+/** `<count>/<window>` such as `10/1h`: at most `count` requests per IP per window. */
+export interface RateLimit {
+  points: number;
+  durationS: number;
+}
+
+const RATE_LIMIT_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+const rateLimitText = z
+  .string()
+  .trim()
+  .regex(/^\d{1,7}\/\d{1,5}[smh]$/, 'expected <count>/<window> such as 10/1h, 600/1m or 5/30s')
+  .transform((text): RateLimit => {
+    const [, count, amount, unit] = /^(\d+)\/(\d+)([smh])$/.exec(text) as RegExpExecArray;
+    return { points: Number(count), durationS: Number(amount) * RATE_LIMIT_UNITS[unit] };
+  })
+  .refine((limit) => limit.points > 0 && limit.durationS > 0, 'count and window must be positive');
+
+/**
+ * The per-IP limits of the endpoints bots abuse, and their defaults: [production, development
+ * and test]. The second is loose enough for a test suite of a few hundred requests from one address.
+ */
+const RATE_LIMIT_DEFAULTS = {
+  RATE_LIMIT_SIGN_UP: ['10/1h', '2000/1m'],
+  RATE_LIMIT_PAYMENT_NOTIFY: ['600/1m', '5000/1m'],
+  RATE_LIMIT_FAMILY_INVITES: ['30/1h', '2000/1m'],
+  RATE_LIMIT_VENDOR_APPLICATIONS: ['5/1h', '2000/1m'],
+} as const;
+
+/** Fills the unset RATE_LIMIT_* with the defaults of the environment (a missing NODE_ENV is production). */
+function withRateLimitDefaults(env: unknown): unknown {
+  if (typeof env !== 'object' || env === null) return env;
+  const values = { ...(env as Record<string, unknown>) };
+  const development = isDevelopmentEnv(values.NODE_ENV);
+  for (const [name, [production, loose]] of Object.entries(RATE_LIMIT_DEFAULTS)) {
+    if (values[name] === undefined || values[name] === '') values[name] = development ? loose : production;
+  }
+  return values;
+}
+
 /**
  * Environment of the gateway (DESIGN §8): port 8080 and schema `identity` by default, local
  * defaults everywhere but IDENTITY_SECRET in production.
  */
-export const gatewayConfigSchema = serviceConfigSchema({ port: 8080, schema: 'identity' }, {
+export const gatewayConfigSchema = z.preprocess(withRateLimitDefaults, serviceConfigSchema({ port: 8080, schema: 'identity' }, {
   /** Interface to listen on; set 0.0.0.0 in a container. */
   HOST: z.string().min(1).default('127.0.0.1'),
   /**
@@ -21,6 +60,14 @@ export const gatewayConfigSchema = serviceConfigSchema({ port: 8080, schema: 'id
     .string()
     .default('loopback')
     .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v)),
+
+  /**
+   * The internal listener of /readyz and /metrics (never on the public port; /healthz stays
+   * public). Unset: not served; 0: any free port (tests).
+   */
+  METRICS_PORT: optional(z.coerce.number().int().min(0).max(65535)),
+  /** Interface of the internal listener; loopback unless a scraper elsewhere must reach it. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 
   CHECKOUT_URL: upstream(4001),
   B2B_URL: upstream(4002),
@@ -42,11 +89,25 @@ export const gatewayConfigSchema = serviceConfigSchema({ port: 8080, schema: 'id
         .filter(Boolean),
     ),
 
-  /** Shared sign-in rate-limit store across gateway instances; memory when unset. */
+  /** Shared rate-limit store across gateway instances (sign-in and abuse limits); memory when unset. */
   REDIS_URL: optional(z.string().startsWith('redis')),
-  SIGN_IN_LIMIT_PER_EMAIL: positiveInt(10),
+  /** Password guesses within the window: hard per IP, and per e-mail from one IP (only failures count). */
   SIGN_IN_LIMIT_PER_IP: positiveInt(50),
+  SIGN_IN_LIMIT_PER_EMAIL_IP: positiveInt(10),
+  /** Failures per e-mail (all IPs) in the window before its backoff starts: pauses of BASE, 2×BASE, ... at most MAX seconds. */
+  SIGN_IN_LIMIT_PER_EMAIL: positiveInt(20),
+  SIGN_IN_BACKOFF_BASE_S: positiveInt(1),
+  SIGN_IN_BACKOFF_MAX_S: positiveInt(30),
   SIGN_IN_LIMIT_WINDOW_S: positiveInt(60),
+  /**
+   * Requests per IP (`<count>/<window>`, window in s, m or h) of the endpoints bots abuse:
+   * POST /auth/sign-up, /payments/notify, /family/members, /vendor-applications. Defaults in
+   * RATE_LIMIT_DEFAULTS (stricter unless NODE_ENV is development or test).
+   */
+  RATE_LIMIT_SIGN_UP: rateLimitText,
+  RATE_LIMIT_PAYMENT_NOTIFY: rateLimitText,
+  RATE_LIMIT_FAMILY_INVITES: rateLimitText,
+  RATE_LIMIT_VENDOR_APPLICATIONS: rateLimitText,
 
   SESSION_TTL_DAYS: positiveInt(7),
   /** Resolved sessions are cached this long per instance (sign-out and password changes broadcast an invalidation). */
@@ -57,10 +118,15 @@ export const gatewayConfigSchema = serviceConfigSchema({ port: 8080, schema: 'id
   ADMIN_EMAIL: optional(z.email().transform((v) => v.trim().toLowerCase())),
   ADMIN_PASSWORD: optional(z.string().min(8, 'ADMIN_PASSWORD must be at least 8 characters').max(128)),
   ADMIN_FULL_NAME: z.string().min(1).default('Administrator'),
-}).refine((c) => Boolean(c.ADMIN_EMAIL) === Boolean(c.ADMIN_PASSWORD), {
-  message: 'set ADMIN_EMAIL and ADMIN_PASSWORD together (or neither)',
-  path: ['ADMIN_PASSWORD'],
-});
+})
+  .refine((c) => Boolean(c.ADMIN_EMAIL) === Boolean(c.ADMIN_PASSWORD), {
+    message: 'set ADMIN_EMAIL and ADMIN_PASSWORD together (or neither)',
+    path: ['ADMIN_PASSWORD'],
+  })
+  // the launcher's and .env.example's administrator password is public: never in production
+  .superRefine((config, ctx) => {
+    if (config.ADMIN_PASSWORD) refusePublicDefaultsInProduction({ ADMIN_PASSWORD: DEV_ADMIN_PASSWORD })(config, ctx);
+  }, ALWAYS));
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

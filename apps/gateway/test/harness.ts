@@ -5,7 +5,7 @@ import { createTestSchema, type TestSchema } from '@pasar/db';
 import { TEST_IDENTITY_SECRET, createTestBus, freePort, silentLog, waitFor, type TestBus } from '@pasar/testkit';
 import { parseSetCookie, type SetCookie } from 'cookie';
 import request from 'supertest';
-import { startGateway, type GatewayHandle } from '../src/app';
+import { startGateway, type GatewayHandle, type GatewayOverrides } from '../src/app';
 import { SESSION_COOKIE } from '../src/auth/rules';
 import { loadGatewayConfig } from '../src/config';
 
@@ -19,8 +19,8 @@ export interface TestWorld {
   gateways: GatewayHandle[];
   /** Test consumers (collectEvents), stopped on close even when a test failed before stopping them. */
   consumers: RunningConsumer[];
-  /** Starts a gateway (port 0) on this world; extra env overrides the defaults. */
-  start(env?: Env): Promise<GatewayHandle>;
+  /** Starts a gateway (port 0) on this world; extra env overrides the defaults, `overrides` the silent log. */
+  start(env?: Env, overrides?: GatewayOverrides): Promise<GatewayHandle>;
   close(): Promise<void>;
 }
 
@@ -38,7 +38,7 @@ export async function createTestWorld(): Promise<TestWorld> {
     peer,
     gateways,
     consumers,
-    async start(env: Env = {}) {
+    async start(env: Env = {}, overrides: GatewayOverrides = {}) {
       const config = loadGatewayConfig({
         NODE_ENV: 'test',
         PORT: '0',
@@ -47,9 +47,10 @@ export async function createTestWorld(): Promise<TestWorld> {
         IDENTITY_SECRET: TEST_IDENTITY_SECRET,
         LOG_LEVEL: 'silent',
         ...upstreams,
+        METRICS_PORT: '0',
         ...env,
       });
-      const gateway = await startGateway(config, { log: silentLog });
+      const gateway = await startGateway(config, { log: silentLog, ...overrides });
       gateways.push(gateway);
       return gateway;
     },

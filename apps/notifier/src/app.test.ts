@@ -1,4 +1,4 @@
-import { signedHeaders } from '@pasar/testkit';
+import { signFor } from '@pasar/testkit';
 import { startHarness, type NotifierHarness } from '../test/harness';
 
 let h: NotifierHarness;
@@ -25,7 +25,7 @@ describe('notifier boot', () => {
   });
 
   it('has no public routes', async () => {
-    const res = await fetch(`${h.notifier.url}/api/v1/emails`, { headers: signedHeaders({ role: 'admin' }) });
+    const res = await fetch(`${h.notifier.url}/api/v1/emails`, { headers: signFor('GET', '/api/v1/emails', { role: 'admin' }) });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
   });

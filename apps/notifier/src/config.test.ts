@@ -3,8 +3,8 @@ import { DEV_IDENTITY_SECRET } from '@pasar/service-kit';
 import { notifierConfigSchema } from './config';
 
 describe('notifier config', () => {
-  it('works locally with no environment at all', () => {
-    const config = loadConfig(notifierConfigSchema, {});
+  it('works locally with NODE_ENV=development and nothing else', () => {
+    const config = loadConfig(notifierConfigSchema, { NODE_ENV: 'development' });
     expect(config).toMatchObject({
       PORT: 4005,
       DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/postgres?schema=notifier',
@@ -19,7 +19,7 @@ describe('notifier config', () => {
   });
 
   it('reads the backoff as a list of milliseconds', () => {
-    expect(loadConfig(notifierConfigSchema, { EMAIL_RETRY_BACKOFF_MS: '100, 250,1000' }).EMAIL_RETRY_BACKOFF_MS).toEqual([100, 250, 1000]);
+    expect(loadConfig(notifierConfigSchema, { NODE_ENV: 'test', EMAIL_RETRY_BACKOFF_MS: '100, 250,1000' }).EMAIL_RETRY_BACKOFF_MS).toEqual([100, 250, 1000]);
   });
 
   it('names every bad variable', () => {
@@ -38,6 +38,7 @@ describe('notifier config', () => {
 
   it('has no default identity secret in production', () => {
     expect(() => loadConfig(notifierConfigSchema, { NODE_ENV: 'production' })).toThrow(/IDENTITY_SECRET/);
+    expect(() => loadConfig(notifierConfigSchema, {})).toThrow(/IDENTITY_SECRET/);
     const secret = 'a-production-secret-of-32-chars!';
     expect(loadConfig(notifierConfigSchema, { NODE_ENV: 'production', IDENTITY_SECRET: secret }).IDENTITY_SECRET).toBe(secret);
   });

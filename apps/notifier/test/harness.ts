@@ -20,7 +20,7 @@ export interface NotifierHarness {
  * A notifier on a fresh schema and NATS namespace, sending to a fresh SMTP catcher. `env`
  * overrides the config (e.g. SMTP_URL, EMAIL_RETRY_BACKOFF_MS).
  */
-export async function startHarness(env: Record<string, string> = {}): Promise<NotifierHarness> {
+export async function startHarness(env: Record<string, string> = {}, overrides: { log?: typeof silentLog } = {}): Promise<NotifierHarness> {
   const db = createTestSchema(undefined, 'notifier');
   const catcher = await startSmtpCatcher();
   const client = await createTestBus('test-client');
@@ -38,7 +38,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<No
   });
   let notifier: RunningNotifier;
   try {
-    notifier = await startNotifier(config, { log: silentLog });
+    notifier = await startNotifier(config, { log: overrides.log ?? silentLog });
   } catch (err) {
     await client.close();
     await catcher.close();

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { signedHeaders } from '@pasar/testkit';
+import { signFor } from '@pasar/testkit';
 import { call, signUpCustomer } from '../http';
 import { round } from '../stats';
 import type { BenchContext, Scenario, ScenarioResult } from '../types';
@@ -61,7 +61,7 @@ export const gatewayVsDirect: Scenario = {
         ...common,
         duration,
         url: `${stack.services.checkout.url}${PATH}`,
-        requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...signedHeaders(identity, stack.identitySecret) } }) }],
+        requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...signFor(request.method ?? 'GET', PATH, identity, stack.identitySecret) } }) }],
       });
 
     log('warm-up (2 s each)');

@@ -9,7 +9,7 @@ export const signInLatency: Scenario = {
   title: 'POST /auth/sign-in latency (sequential)',
   env: {
     // the limits protect real users; here one address signs in hundreds of times
-    gateway: { SIGN_IN_LIMIT_PER_EMAIL: '1000000', SIGN_IN_LIMIT_PER_IP: '1000000' },
+    gateway: { SIGN_IN_LIMIT_PER_EMAIL: '1000000', SIGN_IN_LIMIT_PER_EMAIL_IP: '1000000', SIGN_IN_LIMIT_PER_IP: '1000000' },
   },
   async run({ stack, settings, log }: BenchContext): Promise<ScenarioResult> {
     const customer = await signUpCustomer(stack.gatewayUrl, 'signin');

@@ -65,3 +65,17 @@ export const emailMessageSchema = z.intersection(
   emailTemplateSchema,
 );
 export type EmailMessage = z.infer<typeof emailMessageSchema>;
+
+/** True when the message carries a password: sign-in details, or an invite's temporary password. */
+export function carriesPassword(message: EmailMessage): boolean {
+  return message.template === 'credentials' || (message.template === 'invite' && message.vars.temporaryPassword !== null);
+}
+
+/**
+ * What a `notify.email.requested` event may carry: never a password. Events are stored (outbox
+ * rows, JetStream, dead letters); an e-mail with a password goes through the synchronous
+ * `rpc.notifier.send_email` only.
+ */
+export const emailEventSchema = emailMessageSchema.refine((message) => !carriesPassword(message), {
+  message: 'an e-mail with a password goes through rpc.notifier.send_email, never through an event',
+});

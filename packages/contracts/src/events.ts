@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { postalAddress } from './http/common';
 import { defineEvent } from './messaging';
-import { emailMessageSchema } from './email';
+import { emailEventSchema } from './email';
 
 export const roleSchema = z.enum(['customer', 'vendor', 'admin']);
 export type Role = z.infer<typeof roleSchema>;
@@ -37,6 +37,7 @@ export const identityAccountSetupCompleted = defineEvent(
 );
 
 /** any → notifier: send an e-mail with retries. */
-export const notifyEmailRequested = defineEvent('notify.email.requested', emailMessageSchema);
+/** An e-mail to send; never one with a password (emailEventSchema): those go through rpc.notifier.send_email. */
+export const notifyEmailRequested = defineEvent('notify.email.requested', emailEventSchema);
 
 export const events = { identityUserUpserted, identityAccountSetupCompleted, notifyEmailRequested } as const;

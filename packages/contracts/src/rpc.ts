@@ -26,7 +26,9 @@ export const identityCreateUser = defineRpc(
     /**
      * The caller's key for this creation (e.g. `vendor-application:<id>`): a repeat with the same key
      * (after a timeout) answers the first result, `created: true`, and sets the repeat's password,
-     * so a retried saga step neither orphans an account nor loses the temporary password.
+     * so a retried saga step neither orphans an account nor loses the temporary password. Once the
+     * user has chosen a password (must_change_password cleared), a repeat answers `created: false`
+     * and changes nothing: the caller then sends no password.
      */
     idempotencyKey: z.string().min(1).max(200).optional(),
   }),

@@ -44,10 +44,17 @@ export interface StartServiceOptions<C extends BaseConfig, P extends PrismaLike>
   /** Runs after migrations, before the HTTP server opens (e.g. seeding). */
   beforeListen?: (ctx: ServiceContext<C, P>) => Promise<void>;
   host?: string;
+  /**
+   * Keeps /readyz and /metrics off the public listener (the gateway): they are served on a
+   * separate listener at `port` (0 = any free port) on `host`, or nowhere when `port` is undefined.
+   */
+  internalOps?: { port?: number; host: string };
 }
 
 export interface RunningService<C extends BaseConfig, P extends PrismaLike> extends ServiceContext<C, P> {
   http: RunningServer;
+  /** The internal listener of /healthz, /readyz and /metrics (with `internalOps.port`). */
+  ops?: RunningServer;
   service: Service;
   relay: OutboxRelay;
   consumers: RunningConsumer[];
@@ -88,6 +95,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
     routes: (router) => options.routes?.(router, ctx),
     publicPaths: options.publicPaths,
     formPaths: options.formPaths,
+    opsEndpoints: options.internalOps ? 'internal' : 'public',
     readiness: {
       database: () => prisma.$queryRawUnsafe('SELECT 1'),
       nats: () => {
@@ -96,12 +104,18 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
     },
   });
   const http = await service.listen(config.PORT, options.host ?? process.env.HOST ?? '127.0.0.1');
-  log.info({ url: http.url }, `${name} listening`);
+  const internalOps = options.internalOps;
+  const ops = internalOps?.port === undefined ? undefined : await service.listenOps(internalOps.port, internalOps.host).catch(async (err: unknown) => {
+    await http.close();
+    throw err;
+  });
+  log.info({ url: http.url, ...(ops ? { opsUrl: ops.url } : {}) }, `${name} listening`);
 
   let closed = false;
   return {
     ...ctx,
     http,
+    ops,
     service,
     relay,
     consumers,
@@ -109,7 +123,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
     async close() {
       if (closed) return;
       closed = true;
-      await http.close();
+      await Promise.all([http.close(), ops?.close()]);
       for (const worker of workers) await worker.stop();
       for (const consumer of consumers) await consumer.stop();
       for (const sub of subscriptions) sub.unsubscribe();

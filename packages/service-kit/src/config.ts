@@ -1,8 +1,12 @@
 import { z } from 'zod';
 
+/** The environments that accept the public development defaults of secrets; anything else is production. */
+export const DEVELOPMENT_ENVIRONMENTS = ['development', 'test'] as const;
+
 /** Fields every service reads (DESIGN §8); each service extends it with its own. */
 export const baseConfigSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** A missing NODE_ENV is production: secrets must then be set (fail closed). */
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('production'),
   PORT: z.coerce.number().int().min(0).max(65535),
   DATABASE_URL: z.string().url().startsWith('postgres'),
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
@@ -28,23 +32,74 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
 /** Development and tests only; production must set its own IDENTITY_SECRET. */
 export const DEV_IDENTITY_SECRET = 'pasar-dev-identity-secret-change-me';
 
-function withDevSecret(env: unknown): unknown {
-  if (typeof env !== 'object' || env === null) return env;
-  const values = env as Record<string, unknown>;
-  if (values.NODE_ENV === 'production' || values.IDENTITY_SECRET) return env;
-  return { ...values, IDENTITY_SECRET: DEV_IDENTITY_SECRET };
+/** The administrator password the launcher (`npm start`) and .env.example use when none is set: public. */
+export const DEV_ADMIN_PASSWORD = 'pasar-admin-2026';
+
+/** Secret name → its public development default (published in the repository, so never safe in production). */
+export type DevSecrets = Record<string, string>;
+
+/** True when NODE_ENV (as given in env) accepts public development defaults; unset or empty means production. */
+export function isDevelopmentEnv(nodeEnv: unknown): boolean {
+  return (DEVELOPMENT_ENVIRONMENTS as readonly unknown[]).includes(nodeEnv);
+}
+
+const unset = (value: unknown) => value === undefined || value === '';
+
+/**
+ * Fills the public defaults of `secrets` in development and test only; in production (NODE_ENV
+ * unset, empty or `production`) a missing secret stays missing.
+ */
+function withDevSecrets(secrets: DevSecrets) {
+  return (env: unknown): unknown => {
+    if (typeof env !== 'object' || env === null) return env;
+    const values = { ...(env as Record<string, unknown>) };
+    if (unset(values.NODE_ENV)) delete values.NODE_ENV;
+    if (!isDevelopmentEnv(values.NODE_ENV)) return values;
+    for (const [name, devDefault] of Object.entries(secrets)) if (unset(values[name])) values[name] = devDefault;
+    return values;
+  };
 }
 
 /**
- * A service's env schema: the base fields with its local defaults (port, own schema, dev
- * identity secret outside production) plus the service's own fields.
+ * A refinement (add it with `{ when: () => true }` so it reports beside every other bad
+ * variable) refusing, outside development and test, each secret that is missing or holds its
+ * public default: the service refuses to start, naming the variable.
  */
-export function serviceConfigSchema<S extends z.ZodRawShape>(service: { port: number; schema: string }, shape: S) {
+export function refusePublicDefaultsInProduction(secrets: DevSecrets) {
+  return <T>(config: T, ctx: z.core.$RefinementCtx<T>) => {
+    if (typeof config !== 'object' || config === null) return; // the object check already failed
+    const values = config as Record<string, unknown>;
+    if (isDevelopmentEnv(values.NODE_ENV)) return;
+    const nodeEnv = `NODE_ENV is ${String(values.NODE_ENV)}`;
+    for (const [name, devDefault] of Object.entries(secrets)) {
+      if (unset(values[name])) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `${name} must be set: the public development default is refused outside development and test (${nodeEnv})` });
+      } else if (values[name] === devDefault) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `${name} is the public development default; set a secret of your own (${nodeEnv})` });
+      }
+    }
+  };
+}
+
+/** Runs a refinement even when fields already failed, so one message names every bad variable. */
+export const ALWAYS = { when: () => true };
+
+/**
+ * A service's env schema: the base fields with its local defaults (port, own schema) plus the
+ * service's own fields. `devSecrets` (IDENTITY_SECRET always included) get their public
+ * defaults only when NODE_ENV is development or test; in production each must be set, and to
+ * something other than its public default.
+ */
+export function serviceConfigSchema<S extends z.ZodRawShape>(service: { port: number; schema: string }, shape: S, devSecrets: DevSecrets = {}) {
+  const secrets: DevSecrets = { IDENTITY_SECRET: DEV_IDENTITY_SECRET, ...devSecrets };
   return z.preprocess(
-    withDevSecret,
-    baseConfigSchema.extend({
-      PORT: baseConfigSchema.shape.PORT.default(service.port),
-      DATABASE_URL: baseConfigSchema.shape.DATABASE_URL.default(`postgresql://postgres@127.0.0.1:5432/postgres?schema=${service.schema}`),
-    }).extend(shape),
+    withDevSecrets(secrets),
+    baseConfigSchema
+      .extend({
+        PORT: baseConfigSchema.shape.PORT.default(service.port),
+        DATABASE_URL: baseConfigSchema.shape.DATABASE_URL.default(`postgresql://postgres@127.0.0.1:5432/postgres?schema=${service.schema}`),
+      })
+      .extend(shape)
+      .superRefine(refusePublicDefaultsInProduction(secrets), ALWAYS),
   );
 }

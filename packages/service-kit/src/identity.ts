@@ -19,13 +19,40 @@ export interface Identity {
   email: string;
 }
 
-function signature(secret: string, userId: string, role: string, email: string, requestId: string, ts: string): string {
-  return createHmac('sha256', secret).update(`${userId}.${role}.${email}.${requestId}.${ts}`).digest('hex');
+/**
+ * The request a signature is bound to: its method and its path as the service sees it
+ * (express `req.originalUrl`: /api/v1/..., query string included, exactly as sent). A captured
+ * header set therefore cannot be replayed against another endpoint, method or query.
+ */
+export interface SignedTarget {
+  method: string;
+  path: string;
 }
 
-/** The headers that carry an identity (or none, for anonymous requests to public paths). */
+/** The signed fields of one request, in a fixed order. */
+export interface SignedFields {
+  method: string;
+  path: string;
+  userId: string;
+  role: string;
+  email: string;
+  requestId: string;
+  ts: string;
+}
+
+/**
+ * HMAC-SHA256 (hex) over `method.path.userId.role.email.requestId.ts`, each field JSON-encoded
+ * (a JSON array), so that no field can borrow another's dots.
+ */
+export function identitySignature(secret: string, f: SignedFields): string {
+  const message = JSON.stringify([f.method.toUpperCase(), f.path, f.userId, f.role, f.email, f.requestId, f.ts]);
+  return createHmac('sha256', secret).update(message).digest('hex');
+}
+
+/** The headers that carry an identity (or none, for anonymous requests to public paths) for one request. */
 export function signIdentityHeaders(
   secret: string,
+  target: SignedTarget,
   identity: Identity | null,
   requestId: string,
   now: number = Date.now(),
@@ -40,7 +67,7 @@ export function signIdentityHeaders(
     [IDENTITY_HEADERS.email]: email,
     [IDENTITY_HEADERS.requestId]: requestId,
     [IDENTITY_HEADERS.ts]: ts,
-    [IDENTITY_HEADERS.sig]: signature(secret, userId, role, email, requestId, ts),
+    [IDENTITY_HEADERS.sig]: identitySignature(secret, { method: target.method, path: target.path, userId, role, email, requestId, ts }),
   };
 }
 
@@ -49,11 +76,13 @@ export type IdentityCheck =
   | { ok: false; reason: 'missing' | 'forged' | 'expired' };
 
 /**
- * Verifies the gateway's signed headers. `identity` is null for a correctly signed anonymous
- * request (a public path such as the payment notification).
+ * Verifies the gateway's signed headers for this request (`target`: req.method and
+ * req.originalUrl). `identity` is null for a correctly signed anonymous request (a public path
+ * such as the payment notification).
  */
 export function verifyIdentityHeaders(
   secret: string,
+  target: SignedTarget,
   headers: Record<string, string | string[] | undefined>,
   now: number = Date.now(),
 ): IdentityCheck {
@@ -68,7 +97,7 @@ export function verifyIdentityHeaders(
   const userId = get(IDENTITY_HEADERS.userId) ?? '';
   const role = get(IDENTITY_HEADERS.role) ?? '';
   const email = get(IDENTITY_HEADERS.email) ?? '';
-  const expected = Buffer.from(signature(secret, userId, role, email, requestId, ts), 'hex');
+  const expected = Buffer.from(identitySignature(secret, { method: target.method, path: target.path, userId, role, email, requestId, ts }), 'hex');
   const given = Buffer.from(sig, 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'forged' };
   const age = now - Number(ts);

@@ -1,5 +1,37 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({ name: service, level, base: { service }, redact: ['req.headers.cookie', 'req.headers["x-pasar-sig"]', 'password'] });
+/**
+ * What never reaches a log line: session cookies (request `Cookie` and response `Set-Cookie`),
+ * credentials, the gateway's identity signature, passwords and tokens wherever they sit in a
+ * logged object (top level or one level down, e.g. `vars.temporaryPassword`), and the payment
+ * signatures (`skey`, `vcode`).
+ */
+const SECRET_FIELDS = ['password', 'newPassword', 'currentPassword', 'temporaryPassword', 'token', 'sessionToken', 'secret', 'skey', 'vcode'];
+export const REDACTED_LOG_PATHS = [
+  'req.headers.cookie',
+  'req.headers.authorization',
+  'req.headers["proxy-authorization"]',
+  'req.headers["x-pasar-sig"]',
+  'res.headers["set-cookie"]',
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
+];
+
+/** Query parameters whose values never reach a log (the URL of a logged request keeps their names). */
+const SECRET_QUERY = /([?&](?:password|newPassword|currentPassword|temporaryPassword|token|sessionToken|secret|skey|vcode)=)[^&#]*/gi;
+
+/** The URL with the values of secret query parameters replaced by [Redacted]. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY, '$1[Redacted]');
+}
+
+/** pino-http's request serializer on top of the standard one: a logged URL carries no secret query value. */
+export function redactRequestUrl<R extends { url?: string }>(req: R): R {
+  if (typeof req.url === 'string') req.url = redactUrl(req.url);
+  return req;
+}
+
+/** The service's pino logger (JSON to stdout, or to `destination`), with secrets redacted. */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  const options = { name: service, level, base: { service }, redact: REDACTED_LOG_PATHS };
+  return destination ? pino(options, destination) : pino(options);
 }

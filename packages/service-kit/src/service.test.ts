@@ -1,8 +1,8 @@
+import { signedHeaders } from '@pasar/testkit';
 import request from 'supertest';
 import pino from 'pino';
 import { z } from 'zod';
 import { requireRole } from './auth';
-import { signIdentityHeaders } from './identity';
 import { badRequest, conflict, notFound } from './problems';
 import { createService, type RunningServer } from './service';
 import { parse } from './validate';
@@ -10,7 +10,8 @@ import { ConfigError, baseConfigSchema, loadConfig } from './config';
 
 const secret = 'service-kit-test-secret-123';
 const customer = { userId: '6f1f7a4e-52a8-4b8e-9a3e-1f2d3c4b5a69', role: 'customer' as const, email: 'c@example.test' };
-const signed = (identity: typeof customer | null = customer) => signIdentityHeaders(secret, identity, 'req-test');
+// signed for each request's method and path when sent (the testkit's supertest hook)
+const signed = (identity: typeof customer | null = customer) => signedHeaders(identity, secret, 'req-test');
 let ready = true;
 
 const service = createService({
@@ -126,7 +127,7 @@ describe('loadConfig', () => {
   test('parses with defaults and names every bad variable', () => {
     const schema = baseConfigSchema;
     const config = loadConfig(schema, { PORT: '4100', DATABASE_URL: 'postgresql://x@h/db?schema=s', IDENTITY_SECRET: 'x'.repeat(16) });
-    expect(config).toMatchObject({ PORT: 4100, NATS_NAMESPACE: '', MIGRATE_ON_START: true, NODE_ENV: 'development' });
+    expect(config).toMatchObject({ PORT: 4100, NATS_NAMESPACE: '', MIGRATE_ON_START: true, NODE_ENV: 'production' });
     let error: unknown;
     try {
       loadConfig(schema, { PORT: 'abc', DATABASE_URL: 'mysql://x', IDENTITY_SECRET: 'short' });

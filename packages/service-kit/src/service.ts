@@ -7,6 +7,7 @@ import { pinoHttp } from 'pino-http';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { rejectMalformedUrl, rejectUnacceptableText, verifyJsonDepth } from './body';
 import { IDENTITY_HEADERS, verifyIdentityHeaders, type Identity } from './identity';
+import { redactRequestUrl } from './logger';
 import { sendProblem, problemHandler } from './problems';
 
 declare module 'express-serve-static-core' {
@@ -47,12 +48,21 @@ export interface ServiceOptions {
   beforeBody?: (router: Router) => void;
   /** Express `trust proxy` (whose X-Forwarded-For to believe for req.ip); default 'loopback'. */
   trustProxy?: boolean | number | string;
+  /**
+   * Where /readyz and /metrics are served: on the app (`public`, the default for the services
+   * behind the gateway), or only on `opsApp` for a separate internal listener (`internal`: the
+   * gateway, whose app faces the internet). /healthz is served by both.
+   */
+  opsEndpoints?: 'public' | 'internal';
 }
 
 export interface Service {
   app: Express;
+  /** /healthz, /readyz and /metrics, for an internal listener (`listenOps`). */
+  opsApp: Express;
   metrics: Registry;
   listen(port: number, host?: string): Promise<RunningServer>;
+  listenOps(port: number, host?: string): Promise<RunningServer>;
 }
 
 export interface RunningServer {
@@ -101,6 +111,7 @@ export function createService(options: ServiceOptions): Service {
     pinoHttp({
       logger: options.log,
       genReqId: (req) => (req as Request).requestId,
+      serializers: { req: redactRequestUrl },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),
@@ -109,10 +120,10 @@ export function createService(options: ServiceOptions): Service {
   app.use(rejectMalformedUrl);
   for (const middleware of options.appMiddleware ?? []) app.use(middleware);
 
-  app.get('/healthz', (_req, res) => {
+  const health: RequestHandler = (_req, res) => {
     res.json({ status: 'ok', service: options.name });
-  });
-  app.get('/readyz', async (_req, res) => {
+  };
+  const readiness: RequestHandler = async (_req, res) => {
     const checks: Record<string, string> = {};
     let ready = true;
     for (const [name, check] of Object.entries(options.readiness ?? {})) {
@@ -125,10 +136,23 @@ export function createService(options: ServiceOptions): Service {
       }
     }
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', service: options.name, checks });
-  });
-  app.get('/metrics', async (_req, res) => {
+  };
+  const metricsText: RequestHandler = async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.metrics());
-  });
+  };
+
+  const opsApp = express();
+  opsApp.disable('x-powered-by');
+  opsApp.get('/healthz', health);
+  opsApp.get('/readyz', readiness);
+  opsApp.get('/metrics', metricsText);
+  opsApp.use((req, res) => sendProblem(res, 404, 'not_found', `no route for ${req.method} ${req.path}`));
+
+  app.get('/healthz', health);
+  if ((options.opsEndpoints ?? 'public') === 'public') {
+    app.get('/readyz', readiness);
+    app.get('/metrics', metricsText);
+  }
 
   const isPublic = pathMatcher((options.publicPaths ?? []).map((p) => API_PREFIX + p));
   const formPaths = new Set((options.formPaths ?? []).map((p) => API_PREFIX + p));
@@ -137,7 +161,7 @@ export function createService(options: ServiceOptions): Service {
   // identity: every /api/v1 request carries the gateway's signature (or the caller's own check)
   if (options.authenticate) api.use(options.authenticate);
   else api.use((req, res, next) => {
-    const check = verifyIdentityHeaders(options.identitySecret, req.headers);
+    const check = verifyIdentityHeaders(options.identitySecret, { method: req.method, path: req.originalUrl }, req.headers);
     if (!check.ok) {
       req.log.warn({ reason: check.reason }, 'rejected request without a valid gateway signature');
       return sendProblem(res, 401, 'unauthenticated', 'missing or invalid identity signature');
@@ -171,8 +195,10 @@ export function createService(options: ServiceOptions): Service {
 
   return {
     app,
+    opsApp,
     metrics,
     listen: (port, host = '127.0.0.1') => listen(app, port, host),
+    listenOps: (port, host = '127.0.0.1') => listen(opsApp, port, host),
   };
 }
 

@@ -68,13 +68,17 @@ export function describeServiceBasics<C extends BaseConfig>(basics: ServiceBasic
       await assertNoDrift({ databaseUrl: db.databaseUrl, datamodel: readDatamodel(basics.generatedDir) });
     });
 
-    test('config: local defaults, but production must set IDENTITY_SECRET', () => {
-      expect(loadConfig(basics.configSchema, {})).toMatchObject({
+    test('config: local defaults in development, but a missing NODE_ENV is production and must set IDENTITY_SECRET', () => {
+      expect(loadConfig(basics.configSchema, { NODE_ENV: 'development' })).toMatchObject({
         PORT: basics.port,
         IDENTITY_SECRET: DEV_IDENTITY_SECRET,
         DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/postgres?schema=${basics.schema}`,
       });
+      expect(() => loadConfig(basics.configSchema, {})).toThrow(/IDENTITY_SECRET/);
       expect(() => loadConfig(basics.configSchema, { NODE_ENV: 'production' })).toThrow(/IDENTITY_SECRET/);
+      expect(() => loadConfig(basics.configSchema, { NODE_ENV: 'production', IDENTITY_SECRET: DEV_IDENTITY_SECRET })).toThrow(
+        /IDENTITY_SECRET is the public development default/,
+      );
     });
   });
 }

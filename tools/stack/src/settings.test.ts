@@ -36,6 +36,14 @@ describe('resolveSettings', () => {
     });
   });
 
+  it('refuses the public admin and demo passwords when NODE_ENV is production, naming them', () => {
+    expect(() => resolveSettings([], { NODE_ENV: 'production' }, ROOT)).toThrow(/ADMIN_PASSWORD and DEMO_PASSWORD must be set when NODE_ENV is production/);
+    expect(() => resolveSettings([], { NODE_ENV: 'production', ADMIN_PASSWORD: 'an own password' }, ROOT)).toThrow(/DEMO_PASSWORD must be set/);
+    const settings = resolveSettings([], { NODE_ENV: 'production', ADMIN_PASSWORD: 'an own password', SEED_DEMO: 'false' }, ROOT);
+    expect(settings.admin.password).toBe('an own password');
+    expect(resolveSettings([], { NODE_ENV: 'test' }, ROOT).demo.password).toBe('pasar-demo-2026');
+  });
+
   it('takes the environment, blank values counting as unset', () => {
     const s = resolveSettings(
       [],

@@ -136,6 +136,7 @@ export function resolveSettings(argv: readonly string[], env: Env, rootDir: stri
   if (identitySecret !== undefined && identitySecret.length < 16) {
     throw new UsageError('IDENTITY_SECRET must be at least 16 characters');
   }
+  refusePublicPasswordsOutsideDevelopment(env);
   return {
     help: args.get('help') === true,
     databaseUrl: nonEmpty(env.DATABASE_URL),
@@ -158,6 +159,21 @@ export function resolveSettings(argv: readonly string[], env: Env, rootDir: stri
       password: nonEmpty(env.DEMO_PASSWORD) ?? DEFAULT_DEMO_PASSWORD,
     },
   };
+}
+
+/**
+ * The launcher's administrator and demo passwords are public (printed in .env.example and the
+ * banner): with NODE_ENV set to anything but development or test (the launcher's own default is
+ * development), ADMIN_PASSWORD and, when demo data is seeded, DEMO_PASSWORD must be set.
+ */
+function refusePublicPasswordsOutsideDevelopment(env: Env): void {
+  const nodeEnv = nonEmpty(env.NODE_ENV) ?? 'development';
+  if (nodeEnv === 'development' || nodeEnv === 'test') return;
+  const missing = [
+    nonEmpty(env.ADMIN_PASSWORD) ? undefined : 'ADMIN_PASSWORD',
+    (flag(env.SEED_DEMO) ?? true) && !nonEmpty(env.DEMO_PASSWORD) ? 'DEMO_PASSWORD' : undefined,
+  ].filter((name): name is string => name !== undefined);
+  if (missing.length) throw new UsageError(`${missing.join(' and ')} must be set when NODE_ENV is ${nodeEnv}: the public defaults are for development only`);
 }
 
 /** The repository root: three levels above this file (tools/stack/src). */

@@ -208,6 +208,8 @@ async function waitUntilReady(process: ManagedProcess, url: string, deadline: nu
         const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) });
         const body = await response.text();
         if (response.status === 200) return;
+        // the gateway keeps /readyz off its public port (METRICS_PORT); it listens only once ready, so /healthz tells
+        if (response.status === 404 && (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })).status === 200) return;
         last = `/readyz answered ${response.status} ${body.slice(0, 300)}`;
       } catch (err) {
         last = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);

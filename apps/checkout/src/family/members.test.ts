@@ -15,8 +15,11 @@ const world = useFamilyWorld({ mailbox: true });
 
 const http = () => world.client.http();
 
-/** The invite e-mails in checkout's outbox addressed to `to`. */
-async function outboxInvites(to: string): Promise<EmailMessage[]> {
+/** The invite e-mails checkout asked the notifier (rpc.notifier.send_email) to send to `to`. */
+const sentInvites = (to: string): EmailMessage[] => world.notifier.sent.get(to) ?? [];
+
+/** E-mail requests to `to` in checkout's outbox (invites must never be there: they hold passwords). */
+async function outboxEmails(to: string): Promise<EmailMessage[]> {
   const rows = await world.t.checkout.prisma.outbox.findMany({ where: { type: notifyEmailRequested.type }, orderBy: { seq: 'asc' } });
   return rows.map((row) => (row.payload as unknown as EventEnvelope<EmailMessage>).data).filter((message) => message.to === to);
 }
@@ -24,7 +27,7 @@ async function outboxInvites(to: string): Promise<EmailMessage[]> {
 const membersOf = (familyId: string) => world.t.checkout.prisma.familyMember.findMany({ where: { familyId }, orderBy: { invitedAt: 'asc' } });
 
 describe('POST /family/members', () => {
-  test('a new person: identity creates a customer with a 16-character temporary password; pending membership; invite e-mail with the password', async () => {
+  test('a new person: identity creates a customer with a 16-character temporary password; pending membership; invite e-mail with the password, sent through the notifier rpc and stored nowhere', async () => {
     const { ownerId, family } = await world.client.newFamily('Keluarga Tan');
     const email = uniqueEmail('mei');
     const res = await world.client.invite(ownerId, { email: `  ${email.toUpperCase()} `, fullName: 'Tan Mei Ling' }).expect(201);
@@ -44,9 +47,16 @@ describe('POST /family/members', () => {
     });
 
     const sent = world.identity.requests.find((r) => r.email === email);
-    expect(sent).toEqual({ email, fullName: 'Tan Mei Ling', role: 'customer', password: expect.stringMatching(/^[\w-]{16}$/), mustChangePassword: true });
+    expect(sent).toEqual({
+      email,
+      fullName: 'Tan Mei Ling',
+      role: 'customer',
+      password: expect.stringMatching(/^[\w-]{16}$/),
+      mustChangePassword: true,
+      idempotencyKey: `family-invite:${family.id}:${email}`,
+    });
 
-    const [invite] = await outboxInvites(email);
+    const [invite] = sentInvites(email);
     expect(invite).toEqual({
       messageId: expect.any(String),
       to: email,
@@ -60,22 +70,59 @@ describe('POST /family/members', () => {
         setupUrl: 'http://127.0.0.1:8080/account/setup',
       },
     });
-    // published by the outbox relay: the notifier receives it from NATS
-    const received = await waitFor(() => world.mailbox.get(email));
-    expect(received).toEqual([invite]);
     expect((await membersOf(family.id)).map((m) => m.userId)).toEqual([ownerId, user?.id]);
+    // no password in any persisted message: no outbox row (so nothing on JetStream) carries the invite
+    expect(await outboxEmails(email)).toEqual([]);
+    const outbox = await world.t.checkout.prisma.outbox.findMany();
+    expect(JSON.stringify(outbox)).not.toContain(sent?.password);
+    expect(world.mailbox.get(email)).toBeUndefined();
   });
 
-  test('an existing account is invited without a password change: must_change_password false, no password in the e-mail', async () => {
+  test('an existing account: the same answer as for a new person (the owner cannot tell), and no password in the e-mail', async () => {
     const { ownerId } = await world.client.newFamily();
     const email = uniqueEmail('existing');
     const existing = world.identity.existing(email, 'customer', 'Ahmad Existing');
     const res = await world.client.invite(ownerId, { email, fullName: 'Whatever Name' }).expect(201);
-    expect(res.body).toMatchObject({ userId: existing.id, fullName: 'Ahmad Existing', status: 'pending', mustChangePassword: false });
-    const [invite] = await outboxInvites(email);
-    expect(invite.template === 'invite' && invite.vars).toMatchObject({ fullName: 'Ahmad Existing', temporaryPassword: null });
-    const sent = world.identity.requests.find((r) => r.email === email);
-    expect(invite.template === 'invite' && invite.vars.temporaryPassword).not.toBe(sent?.password);
+    const newcomer = await world.client.invite(ownerId, { email: uniqueEmail('new'), fullName: 'Whatever Name' }).expect(201);
+    const comparable = (body: Record<string, unknown>) => ({ ...body, id: '-', userId: '-', email: '-', invitedAt: '-' });
+    expect(comparable(res.body)).toEqual(comparable(newcomer.body));
+    expect(res.body).toMatchObject({ userId: existing.id, fullName: 'Whatever Name', status: 'pending', mustChangePassword: true });
+    const [invite] = sentInvites(email);
+    expect(invite.template === 'invite' && invite.vars).toMatchObject({ fullName: 'Whatever Name', temporaryPassword: null });
+  });
+
+  test('inviting a pending member again sends the invite again, with the password identity now holds (same idempotency key)', async () => {
+    const { ownerId, family } = await world.client.newFamily();
+    const email = uniqueEmail('again');
+    const first = await world.client.invite(ownerId, { email, fullName: 'Again' }).expect(201);
+    const second = await world.client.invite(ownerId, { email, fullName: 'Again' }).expect(201);
+    expect(second.body.id).toBe(first.body.id);
+    const requests = world.identity.requests.filter((r) => r.email === email);
+    expect(requests.map((r) => r.idempotencyKey)).toEqual([`family-invite:${family.id}:${email}`, `family-invite:${family.id}:${email}`]);
+    const invites = sentInvites(email);
+    expect(invites.map((i) => i.template === 'invite' && i.vars.temporaryPassword)).toEqual([requests[0].password, requests[1].password]);
+    expect(await membersOf(family.id)).toHaveLength(2);
+  });
+
+  test('answers 503 when the notifier does not answer, 502 invite_email_failed when it refuses; inviting again then sends it', async () => {
+    const { ownerId, family } = await world.client.newFamily();
+    const email = uniqueEmail('mailless');
+    await world.notifier.stop();
+    try {
+      expect((await world.client.invite(ownerId, { email, fullName: 'Mailless' }).expect(503)).body.code).toBe('dependency_unavailable');
+    } finally {
+      await world.notifier.start();
+    }
+    world.notifier.refusal = 'smtp_failed';
+    try {
+      expect((await world.client.invite(ownerId, { email, fullName: 'Mailless' }).expect(502)).body.code).toBe('invite_email_failed');
+    } finally {
+      world.notifier.refusal = null;
+    }
+    expect(sentInvites(email)).toEqual([]);
+    await world.client.invite(ownerId, { email, fullName: 'Mailless' }).expect(201);
+    expect(sentInvites(email)).toHaveLength(1);
+    expect((await membersOf(family.id)).filter((m) => m.email === email)).toHaveLength(1);
   });
 
   test('answers 409 already_in_family, writes nothing and creates no account when the e-mail is a member of a family', async () => {
@@ -89,7 +136,7 @@ describe('POST /family/members', () => {
     expect(res.body).toMatchObject({ code: 'already_in_family' });
     expect(world.identity.requests.length).toBe(before);
     expect(await membersOf(second.family.id)).toHaveLength(1);
-    expect(await outboxInvites(email)).toHaveLength(1);
+    expect(sentInvites(email)).toHaveLength(1);
   });
 
   test('answers 409 already_in_family when the account is a member under another e-mail (checked by user id)', async () => {
@@ -102,7 +149,7 @@ describe('POST /family/members', () => {
 
     const res = await world.client.invite(ownerId, { email, fullName: 'Owner Elsewhere' }).expect(409);
     expect(res.body.code).toBe('already_in_family');
-    expect(await outboxInvites(email)).toEqual([]);
+    expect(sentInvites(email)).toEqual([]);
   });
 
   test('the owner inviting their own e-mail answers 409 already_in_family', async () => {
@@ -120,7 +167,7 @@ describe('POST /family/members', () => {
     expect(res.body).toMatchObject({ code: 'family_full' });
     expect(world.identity.userByEmail(email)).toBeUndefined();
     expect(await membersOf(family.id)).toHaveLength(MAX_FAMILY_MEMBERS);
-    expect(await outboxInvites(email)).toEqual([]);
+    expect(sentInvites(email)).toEqual([]);
   });
 
   test('keeps the member limit when many invites race', async () => {
@@ -140,7 +187,7 @@ describe('POST /family/members', () => {
     expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
     const user = world.identity.userByEmail(email);
     expect(await world.t.checkout.prisma.familyMember.count({ where: { userId: user?.id } })).toBe(1);
-    expect(await outboxInvites(email)).toHaveLength(1);
+    expect(sentInvites(email)).toHaveLength(1);
   });
 
   test('answers 409 not_a_customer for an existing vendor account, and writes nothing', async () => {
@@ -163,7 +210,7 @@ describe('POST /family/members', () => {
       await world.identity.start();
     }
     expect(await membersOf(family.id)).toHaveLength(1);
-    expect(await outboxInvites(email)).toEqual([]);
+    expect(sentInvites(email)).toEqual([]);
   });
 
   test('answers 502 identity_refused when identity refuses, and writes nothing', async () => {
@@ -209,9 +256,9 @@ describe('DELETE /family/members/{id}', () => {
     await http().delete(`/api/v1/family/members/${member.id}`).set(asCustomer(ownerId)).expect(204);
 
     const again = (await world.client.invite(ownerId, { email, fullName: 'Again' }).expect(201)).body;
-    expect(again).toMatchObject({ id: member.id, status: 'pending', mustChangePassword: false });
+    expect(again).toMatchObject({ id: member.id, status: 'pending', mustChangePassword: true });
     expect(await membersOf(family.id)).toHaveLength(2);
-    expect(await outboxInvites(email)).toHaveLength(2);
+    expect(sentInvites(email)).toHaveLength(2);
   });
 
   test('answers 409 cannot_remove_owner for the owner themself', async () => {

@@ -1,67 +1,106 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { callRpc, enqueueEvent, RpcFailedError, type Bus } from '@pasar/bus';
-import { identityCreateUser, notifyEmailRequested, type InviteFamilyMemberBody, type UserSummary } from '@pasar/contracts';
+import { callRpc, RpcFailedError, type Bus } from '@pasar/bus';
+import { identityCreateUser, notifierSendEmail, type EmailMessage, type InviteFamilyMemberBody, type UserSummary } from '@pasar/contracts';
 import { conflict, notFound, ProblemError } from '@pasar/service-kit';
 import type { FamilyAccount, FamilyMember, Prisma, PrismaClient } from '../generated/prisma/client';
 import { familyLock, familyOwnedBy, lockFamilyKeys, userLock, type FamilyDb } from './membership';
-import { CURRENT_MEMBERSHIP, hasRoomForMember, inviteEmailVars, mayRemoveMember, setupUrl } from './rules';
+import { CURRENT_MEMBERSHIP, FAMILY_INVITE_WINDOW_MS, hasRoomForMember, inviteAllowance, inviteEmailVars, mayRemoveMember, setupUrl } from './rules';
 
-/** What inviting needs: identity creates the account, the outbox carries the invite e-mail. */
+/** What inviting needs: identity creates the account, the notifier sends the invite e-mail now. */
 export interface MemberDeps {
   prisma: PrismaClient;
   bus: Bus;
-  config: { APP_URL: string };
+  config: { APP_URL: string; FAMILY_INVITES_PER_DAY: number };
   clock?: () => Date;
 }
 
 type Tx = Prisma.TransactionClient;
+
+/** How long the invite waits for the notifier (the SMTP server's acceptance included). */
+const INVITE_EMAIL_TIMEOUT_MS = 35_000;
 
 /** 16 characters from 12 random bytes (base64url). */
 export function temporaryPassword(): string {
   return randomBytes(12).toString('base64url');
 }
 
+/** The invite was sent, or the family spent its invites of the last 24 hours (429 with Retry-After). */
+export type InviteOutcome = { ok: true; member: FamilyMember } | { ok: false; code: 'invite_limit_reached'; retryAfterS: number };
+
 /**
  * Invites a person into the owner's family. Identity creates a customer account with a temporary
  * password (must_change_password), or answers the existing account, which is invited without a
- * password change. The membership (pending; must_change_password when the account was created)
- * and the invite e-mail's outbox row are written in one transaction. 409 `already_in_family`,
- * `family_full`, `not_a_customer`; identity not answering → 503 with nothing written.
+ * password change. The create is keyed `family-invite:<familyId>:<email>`, so inviting a pending
+ * member again (after a timeout, or to send the e-mail again) neither orphans an account nor
+ * leaves a password nobody received.
+ *
+ * The answer is the same whether the e-mail had an account or not: the membership carries the
+ * name the owner typed and must_change_password until account setup. The invite e-mail (with the
+ * temporary password, when there is one) goes through the synchronous `rpc.notifier.send_email`
+ * after the membership is written, never through the outbox (no password in any stored message).
+ *
+ * 409 `already_in_family`, `family_full`, `not_a_customer`; 429 `invite_limit_reached` past
+ * FAMILY_INVITES_PER_DAY; identity or notifier not answering → 503, the notifier refusing → 502
+ * `invite_email_failed` (the membership stays pending: inviting again sends it again).
  */
-export async function inviteMember(deps: MemberDeps, ownerId: string, body: InviteFamilyMemberBody, requestId?: string): Promise<FamilyMember> {
+export async function inviteMember(deps: MemberDeps, ownerId: string, body: InviteFamilyMemberBody, requestId?: string): Promise<InviteOutcome> {
   const { prisma, bus, config, clock = () => new Date() } = deps;
   const { family, member: owner } = await familyOwnedBy(prisma, ownerId);
+  // every attempt counts, refused ones too: probing e-mails spends the family's budget
+  const allowance = await countInvite(prisma, family.id, body.email, config.FAMILY_INVITES_PER_DAY, clock());
+  if (!allowance.ok) return { ok: false, code: 'invite_limit_reached', retryAfterS: allowance.retryAfterS };
   // Refuse what is already known before an account is created for nothing.
   await assertCanJoin(prisma, family.id, { email: body.email });
 
   const password = temporaryPassword();
-  const { user, created } = await createCustomerAccount(bus, body, password, requestId);
+  const { user, created } = await createCustomerAccount(bus, family.id, body, password, requestId);
   if (user.role !== 'customer') throw conflict('not_a_customer', 'only a customer account can join a family');
 
-  return prisma.$transaction(async (tx) => {
+  const member = await prisma.$transaction(async (tx) => {
     await lockFamilyKeys(tx, familyLock(family.id), userLock(user.id));
     await assertCanJoin(tx, family.id, { userId: user.id });
-    const member = await upsertPendingMember(tx, family, user, created, clock());
-    await enqueueEvent(
-      tx,
-      notifyEmailRequested,
-      {
-        messageId: randomUUID(),
-        to: user.email,
-        template: 'invite',
-        vars: inviteEmailVars({
-          fullName: user.fullName,
-          email: user.email,
-          inviterName: owner.fullName,
-          familyName: family.name,
-          temporaryPassword: created ? password : null,
-          setupUrl: setupUrl(config.APP_URL),
-        }),
-      },
-      { source: 'checkout', requestId },
-    );
-    return member;
+    return upsertPendingMember(tx, family, user, body.fullName, clock());
   });
+  await sendInviteEmail(bus, {
+    messageId: randomUUID(),
+    to: user.email,
+    template: 'invite',
+    vars: inviteEmailVars({
+      fullName: body.fullName,
+      email: user.email,
+      inviterName: owner.fullName,
+      familyName: family.name,
+      temporaryPassword: created ? password : null,
+      setupUrl: setupUrl(config.APP_URL),
+    }),
+  }, requestId);
+  return { ok: true, member };
+}
+
+/**
+ * Records one invite of the family, unless it sent FAMILY_INVITES_PER_DAY in the last 24 hours
+ * (counted under the family's lock, so racing invites cannot pass the cap together).
+ */
+async function countInvite(prisma: PrismaClient, familyId: string, email: string, limit: number, now: Date): Promise<ReturnType<typeof inviteAllowance>> {
+  return prisma.$transaction(async (tx) => {
+    await lockFamilyKeys(tx, familyLock(familyId));
+    const since = new Date(now.getTime() - FAMILY_INVITE_WINDOW_MS);
+    const sent = await tx.familyInvite.aggregate({ where: { familyId, createdAt: { gt: since } }, _count: true, _min: { createdAt: true } });
+    const allowance = inviteAllowance({ count: sent._count, oldest: sent._min.createdAt }, limit, now);
+    if (allowance.ok) await tx.familyInvite.create({ data: { id: randomUUID(), familyId, email, createdAt: now } });
+    return allowance;
+  });
+}
+
+async function sendInviteEmail(bus: Bus, message: EmailMessage, requestId?: string): Promise<void> {
+  try {
+    await callRpc(bus, notifierSendEmail, message, { requestId, timeoutMs: INVITE_EMAIL_TIMEOUT_MS });
+  } catch (err) {
+    if (err instanceof RpcFailedError) {
+      throw new ProblemError(502, 'invite_email_failed', 'the member is invited but the invite e-mail was not sent; invite them again to resend it');
+    }
+    throw err;
+  }
 }
 
 /** Removes a member (owner only; never the owner): their membership becomes inactive. Another family's member is 404. */
@@ -76,12 +115,15 @@ export async function removeMember({ prisma }: Pick<MemberDeps, 'prisma'>, owner
   });
 }
 
-async function createCustomerAccount(bus: Bus, body: InviteFamilyMemberBody, password: string, requestId?: string) {
+/** Keyed by family and e-mail: inviting the same person again into the same family repeats the creation. */
+export const familyInviteKey = (familyId: string, email: string) => `family-invite:${familyId}:${email}`;
+
+async function createCustomerAccount(bus: Bus, familyId: string, body: InviteFamilyMemberBody, password: string, requestId?: string) {
   try {
     return await callRpc(
       bus,
       identityCreateUser,
-      { email: body.email, fullName: body.fullName, role: 'customer', password, mustChangePassword: true },
+      { email: body.email, fullName: body.fullName, role: 'customer', password, mustChangePassword: true, idempotencyKey: familyInviteKey(familyId, body.email) },
       { requestId },
     );
   } catch (err) {
@@ -91,24 +133,30 @@ async function createCustomerAccount(bus: Bus, body: InviteFamilyMemberBody, pas
 }
 
 /**
- * The person (by e-mail before identity answered, by user id after) is not in any family yet,
- * and the family has room for one more member.
+ * The person (by e-mail before identity answered, by user id after) is in no family yet, or is a
+ * pending member of this one (invited again: the invite is sent again); and the family has room
+ * for one more member.
  */
 async function assertCanJoin(db: FamilyDb, familyId: string, who: { email: string } | { userId: string }): Promise<void> {
   const person = 'email' in who ? { email: { equals: who.email, mode: 'insensitive' as const } } : { userId: who.userId };
-  const memberships = await db.familyMember.count({ where: { ...person, status: { in: CURRENT_MEMBERSHIP } } });
-  if (memberships > 0) throw conflict('already_in_family', 'this person already belongs to a family');
+  const memberships = await db.familyMember.findMany({ where: { ...person, status: { in: CURRENT_MEMBERSHIP } }, select: { familyId: true, status: true } });
+  if (memberships.some((m) => m.familyId === familyId && m.status === 'pending')) return;
+  if (memberships.length > 0) throw conflict('already_in_family', 'this person already belongs to a family');
   const members = await db.familyMember.count({ where: { familyId, status: { in: CURRENT_MEMBERSHIP } } });
   if (!hasRoomForMember(members)) throw conflict('family_full', 'the family has no room for another member');
 }
 
-/** A new pending membership, or the family's earlier (removed) membership of this user invited again. */
-async function upsertPendingMember(tx: Tx, family: FamilyAccount, user: UserSummary, created: boolean, now: Date): Promise<FamilyMember> {
+/**
+ * A new pending membership, or the family's earlier (removed or pending) membership of this user
+ * invited again. It shows the name the owner typed, and must_change_password until account
+ * setup, whether the account is new or not (the owner cannot tell which).
+ */
+async function upsertPendingMember(tx: Tx, family: FamilyAccount, user: UserSummary, fullName: string, now: Date): Promise<FamilyMember> {
   const fields = {
     email: user.email,
-    fullName: user.fullName,
+    fullName,
     status: 'pending' as const,
-    mustChangePassword: created,
+    mustChangePassword: true,
     invitedAt: now,
     joinedAt: null,
   };

@@ -9,7 +9,7 @@ import {
   type FamilyCartItem as FamilyCartItemJson,
   type FamilyMember as FamilyMemberJson,
 } from '@pasar/contracts';
-import { API_PREFIX, parse, requireRole } from '@pasar/service-kit';
+import { API_PREFIX, parse, requireRole, sendProblem } from '@pasar/service-kit';
 import type { Router } from 'express';
 import type { FamilyMember } from '../generated/prisma/client';
 import { addFamilyCartItem, getFamilyCart, removeFamilyCartItem, type PricedCart, type PricedCartLine } from './cart';
@@ -38,8 +38,12 @@ export function familyRoutes(router: Router, deps: MemberDeps): void {
 
   router.post('/family/members', async (req, res) => {
     const { userId } = requireRole(req, 'customer');
-    const member = await inviteMember(deps, userId, parse(inviteFamilyMemberBody, req.body), req.requestId);
-    res.status(201).location(`${API_PREFIX}/family/members/${member.id}`).json(toFamilyMemberJson(member));
+    const outcome = await inviteMember(deps, userId, parse(inviteFamilyMemberBody, req.body), req.requestId);
+    if (!outcome.ok) {
+      res.setHeader('Retry-After', String(outcome.retryAfterS));
+      return sendProblem(res, 429, outcome.code, 'this family sent as many invites as it may in 24 hours; try again later');
+    }
+    res.status(201).location(`${API_PREFIX}/family/members/${outcome.member.id}`).json(toFamilyMemberJson(outcome.member));
   });
 
   router.delete('/family/members/:id', async (req, res) => {

@@ -1,6 +1,8 @@
 import { MAX_FAMILY_CART_QUANTITY, MAX_FAMILY_MEMBERS } from '@pasar/contracts';
 import { Prisma } from '../generated/prisma/client';
 import {
+  FAMILY_INVITE_WINDOW_MS,
+  inviteAllowance,
   familyAddress,
   hasRoomForMember,
   inviteEmailVars,
@@ -112,5 +114,18 @@ describe('familyAddress', () => {
 
   test.each(['fullName', 'phone', 'addressLine1', 'city', 'postcode', 'state'])('is null while %s is unset', (field) => {
     expect(familyAddress({ ...family, [field]: null })).toBeNull();
+  });
+});
+
+describe('inviteAllowance', () => {
+  const now = new Date('2026-03-01T12:00:00Z');
+  test('allows while fewer invites than the limit were sent in the window', () => {
+    expect(inviteAllowance({ count: 0, oldest: null }, 3, now)).toEqual({ ok: true });
+    expect(inviteAllowance({ count: 2, oldest: new Date(now.getTime() - 1000) }, 3, now)).toEqual({ ok: true });
+  });
+  test('refuses at the limit, retrying when the oldest invite leaves the 24-hour window', () => {
+    const oldest = new Date(now.getTime() - FAMILY_INVITE_WINDOW_MS + 90_000);
+    expect(inviteAllowance({ count: 3, oldest }, 3, now)).toEqual({ ok: false, retryAfterS: 90 });
+    expect(inviteAllowance({ count: 5, oldest: new Date(now.getTime() - FAMILY_INVITE_WINDOW_MS) }, 3, now)).toEqual({ ok: false, retryAfterS: 1 });
   });
 });

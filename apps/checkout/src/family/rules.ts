@@ -9,6 +9,23 @@ export function hasRoomForMember(currentMembers: number, limit = MAX_FAMILY_MEMB
   return currentMembers < limit;
 }
 
+/** The window of the per-family invite cap (FAMILY_INVITES_PER_DAY). */
+export const FAMILY_INVITE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Whether a family that sent `sentInWindow` invites in the last 24 hours may send another; when
+ * not, after how many seconds the oldest of them leaves the window (Retry-After).
+ */
+export function inviteAllowance(
+  sentInWindow: { count: number; oldest: Date | null },
+  limit: number,
+  now: Date,
+): { ok: true } | { ok: false; retryAfterS: number } {
+  if (sentInWindow.count < limit) return { ok: true };
+  const freesAt = (sentInWindow.oldest ?? now).getTime() + FAMILY_INVITE_WINDOW_MS;
+  return { ok: false, retryAfterS: Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)) };
+}
+
 /** What a member may do with the shared cart (and family checkout): only once their membership is active. */
 export function mayUseCart(status: MembershipStatus): boolean {
   return status === 'active';

@@ -3,6 +3,7 @@ import { consume, RpcRefusal, serveRpc, type Bus, type RunningConsumer } from '@
 import {
   family as familySchema,
   identityCreateUser,
+  notifierSendEmail,
   notifyEmailRequested,
   type EmailMessage,
   type Family,
@@ -23,12 +24,14 @@ export type CreateUserRequest = RpcRequest<typeof identityCreateUser>;
 
 /**
  * A real responder of `rpc.identity.create_user` on the peer bus, as the gateway serves it:
- * idempotent by e-mail (an existing account answers created=false). It can be stopped (nobody
- * answers → checkout answers 503) and told to refuse.
+ * idempotent by e-mail (an existing account answers created=false), and a repeat with the
+ * creating call's idempotencyKey answers created=true. It can be stopped (nobody answers →
+ * checkout answers 503) and told to refuse.
  */
 export class FakeIdentity {
   readonly requests: CreateUserRequest[] = [];
   private readonly users = new Map<string, UserSummary>();
+  private readonly keys = new Map<string, string>();
   private subscription: ReturnType<typeof serveRpc> | null = null;
   refusal: string | null = null;
 
@@ -61,10 +64,39 @@ export class FakeIdentity {
     if (this.refusal) throw new RpcRefusal(this.refusal, 'refused by the test');
     const email = req.email.trim().toLowerCase();
     const found = this.users.get(email);
-    if (found) return { user: found, created: false };
+    // a repeat of the keyed creation, while the user has not chosen a password yet
+    if (found) return { user: found, created: req.idempotencyKey !== undefined && this.keys.get(req.idempotencyKey) === email && found.mustChangePassword };
     const user: UserSummary = { id: randomUUID(), email, fullName: req.fullName, phone: null, role: req.role, mustChangePassword: req.mustChangePassword };
     this.users.set(email, user);
+    if (req.idempotencyKey) this.keys.set(req.idempotencyKey, email);
     return { user, created: true };
+  }
+}
+
+/**
+ * A real responder of `rpc.notifier.send_email` on the peer bus: keeps what it was asked to send,
+ * by recipient. It can be stopped (nobody answers → 503) and told to refuse (as on an SMTP failure).
+ */
+export class FakeNotifier {
+  readonly sent = new Map<string, EmailMessage[]>();
+  private subscription: ReturnType<typeof serveRpc> | null = null;
+  refusal: string | null = null;
+
+  constructor(private readonly bus: Bus) {}
+
+  async start(): Promise<void> {
+    this.subscription = serveRpc(this.bus, notifierSendEmail, async (message) => {
+      if (this.refusal) throw new RpcRefusal(this.refusal, 'refused by the test');
+      this.sent.set(message.to, [...(this.sent.get(message.to) ?? []), message]);
+      return { messageId: message.messageId, status: 'sent' as const };
+    });
+    await this.bus.nc.flush();
+  }
+
+  async stop(): Promise<void> {
+    this.subscription?.unsubscribe();
+    this.subscription = null;
+    await this.bus.nc.flush();
   }
 }
 
@@ -96,8 +128,10 @@ export async function activateDirectly(t: TestCheckout, userId: string): Promise
 export interface FamilyWorld {
   t: TestCheckout;
   identity: FakeIdentity;
+  /** Answers rpc.notifier.send_email: the invites checkout sent, by recipient. */
+  notifier: FakeNotifier;
   client: ReturnType<typeof familyClient>;
-  /** With `mailbox: true`: the e-mail requests checkout published to NATS, by recipient, as the notifier receives them. */
+  /** With `mailbox: true`: the e-mail requests checkout published to NATS (as events), by recipient. */
   mailbox: Map<string, EmailMessage[]>;
 }
 
@@ -105,13 +139,15 @@ export interface FamilyWorld {
  * Starts a family world before the file's tests (checkout's consumers ready) and stops it after
  * them. The returned object is filled in by then.
  */
-export function useFamilyWorld(options: { mailbox?: boolean } = {}): FamilyWorld {
+export function useFamilyWorld(options: { mailbox?: boolean; env?: Record<string, string> } = {}): FamilyWorld {
   const world = { mailbox: new Map<string, EmailMessage[]>() } as FamilyWorld;
   let mailConsumer: RunningConsumer | undefined;
   beforeAll(async () => {
-    world.t = await startTestCheckout();
+    world.t = await startTestCheckout(options.env);
     world.identity = new FakeIdentity(world.t.peer.bus);
     await world.identity.start();
+    world.notifier = new FakeNotifier(world.t.peer.bus);
+    await world.notifier.start();
     world.client = familyClient(world.t);
     if (options.mailbox) {
       mailConsumer = consume(world.t.peer.bus, {
@@ -127,6 +163,7 @@ export function useFamilyWorld(options: { mailbox?: boolean } = {}): FamilyWorld
   afterAll(async () => {
     await mailConsumer?.stop();
     await world.identity?.stop();
+    await world.notifier?.stop();
     await world.t?.stop();
   });
   return world;

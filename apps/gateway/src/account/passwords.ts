@@ -26,9 +26,9 @@ export type PasswordOutcome = { ok: true } | RateLimited;
 const wrongPassword = () => badRequest('invalid_password', 'the current password is wrong');
 
 /**
- * Verifies the caller's current password. Attempts count against the sign-in budgets (per IP and
- * per account e-mail, shared with sign-in: both are guesses at the same password), and only
- * failures count. Wrong → 400 `invalid_password`.
+ * Verifies the caller's current password. Attempts count against the sign-in budgets (per IP, per
+ * account e-mail from that IP, and the e-mail's backoff, shared with sign-in: both are guesses at
+ * the same password), and only failures count. Wrong → 400 `invalid_password`.
  */
 export async function checkCurrentPassword(deps: AccountDeps, caller: Caller, password: string): Promise<{ ok: true; user: User } | RateLimited> {
   const email = normaliseEmail(caller.email);
@@ -36,7 +36,10 @@ export async function checkCurrentPassword(deps: AccountDeps, caller: Caller, pa
   if (!attempt.ok) return attempt;
   const user = await deps.prisma.user.findUnique({ where: { id: caller.userId } });
   if (!user) throw unauthenticated();
-  if (!(await verifyPassword(user.passwordHash, password))) throw wrongPassword();
+  if (!(await verifyPassword(user.passwordHash, password))) {
+    await deps.limiter.failed(email);
+    throw wrongPassword();
+  }
   await deps.limiter.succeeded(caller.ip, email);
   return { ok: true, user };
 }

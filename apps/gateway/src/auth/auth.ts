@@ -54,7 +54,8 @@ export type SignInResult =
 
 /**
  * Checks the credentials and opens a session. An unknown e-mail and a wrong password get the same
- * answer after the same work. Attempts are limited per IP and per e-mail.
+ * answer after the same work. Attempts are limited per IP and per e-mail from one IP, and a
+ * guessed e-mail backs off (SignInLimiter).
  */
 export async function signIn(deps: AuthDeps, input: z.infer<typeof signInBody>, ip: string): Promise<SignInResult> {
   const email = normaliseEmail(input.email);
@@ -62,7 +63,10 @@ export async function signIn(deps: AuthDeps, input: z.infer<typeof signInBody>, 
   if (!attempt.ok) return { ok: false, reason: 'rate_limited', retryAfterS: attempt.retryAfterS };
   const user = await deps.prisma.user.findUnique({ where: { email } });
   const valid = await verifyPassword(user?.passwordHash ?? null, input.password);
-  if (!user || !valid) return { ok: false, reason: 'invalid_credentials' };
+  if (!user || !valid) {
+    await deps.limiter.failed(email);
+    return { ok: false, reason: 'invalid_credentials' };
+  }
   await deps.limiter.succeeded(ip, email);
   const session = await deps.prisma.$transaction((tx) => startSession(tx, user.id, deps.clock(), deps.config.SESSION_TTL_DAYS));
   return { ok: true, ...session, user: toSessionUser(user) };

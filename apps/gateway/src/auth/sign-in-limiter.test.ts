@@ -1,16 +1,19 @@
 import { uniqueNamespace, silentLog } from '@pasar/testkit';
 import request from 'supertest';
 import { createTestWorld, signUp, uniqueEmail, type TestWorld } from '../../test/harness';
-import { SignInLimiter } from './sign-in-limiter';
+import { SignInLimiter, backoffPauseS } from './sign-in-limiter';
 
 const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-function limiter(redis?: string, perEmail = 2, perIp = 3): SignInLimiter {
+function limiter(redis?: string, perEmailIp = 2, perIp = 3, perEmail = 100, backoffBaseS = 20): SignInLimiter {
   return SignInLimiter.create(
     {
       REDIS_URL: redis,
-      SIGN_IN_LIMIT_PER_EMAIL: perEmail,
+      SIGN_IN_LIMIT_PER_EMAIL_IP: perEmailIp,
       SIGN_IN_LIMIT_PER_IP: perIp,
+      SIGN_IN_LIMIT_PER_EMAIL: perEmail,
+      SIGN_IN_BACKOFF_BASE_S: backoffBaseS,
+      SIGN_IN_BACKOFF_MAX_S: 50,
       SIGN_IN_LIMIT_WINDOW_S: 60,
       NATS_NAMESPACE: uniqueNamespace('lim'),
     },
@@ -18,23 +21,69 @@ function limiter(redis?: string, perEmail = 2, perIp = 3): SignInLimiter {
   );
 }
 
+/** One sign-in attempt that fails (the wrong password), as signIn records it. */
+async function fail(limits: SignInLimiter, ip: string, email: string) {
+  const decision = await limits.attempt(ip, email);
+  if (decision.ok) await limits.failed(email);
+  return decision;
+}
+
+describe('backoffPauseS', () => {
+  const config = { SIGN_IN_LIMIT_PER_EMAIL: 3, SIGN_IN_BACKOFF_BASE_S: 2, SIGN_IN_BACKOFF_MAX_S: 15 };
+  test('no pause up to the threshold, then BASE doubling, at most MAX', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 50].map((failures) => backoffPauseS(failures, config))).toEqual([0, 0, 0, 2, 4, 8, 15, 15]);
+  });
+});
+
 describe.each([
   ['memory', undefined],
   ['redis', TEST_REDIS_URL],
 ])('SignInLimiter (%s)', (_store, redis) => {
-  it('counts failures per e-mail, and success gives its attempt back', async () => {
+  it('counts failures per e-mail from one IP, and success gives its attempt back', async () => {
     const limits = limiter(redis);
     expect(await limits.ready()).toBe(true);
     try {
       expect(await limits.attempt('10.0.0.1', 'a@example.test')).toEqual({ ok: true });
       await limits.succeeded('10.0.0.1', 'a@example.test');
-      expect(await limits.attempt('10.0.0.1', 'a@example.test')).toEqual({ ok: true }); // failed
-      expect(await limits.attempt('10.0.0.2', 'a@example.test')).toEqual({ ok: true }); // failed
-      const refused = await limits.attempt('10.0.0.3', 'a@example.test');
+      expect((await fail(limits, '10.0.0.1', 'a@example.test')).ok).toBe(true);
+      expect((await fail(limits, '10.0.0.1', 'a@example.test')).ok).toBe(true);
+      const refused = await limits.attempt('10.0.0.1', 'a@example.test');
       expect(refused).toEqual({ ok: false, retryAfterS: expect.any(Number) });
       if (!refused.ok) expect(refused.retryAfterS).toBeGreaterThan(0);
-      // another e-mail is fine
-      expect(await limits.attempt('10.0.0.3', 'b@example.test')).toEqual({ ok: true });
+      // another e-mail from that IP is fine
+      expect(await limits.attempt('10.0.0.1', 'b@example.test')).toEqual({ ok: true });
+    } finally {
+      await limits.close();
+    }
+  });
+
+  it('a stranger who spent an e-mail from their IP does not lock its owner out: another IP still signs in', async () => {
+    const limits = limiter(redis);
+    expect(await limits.ready()).toBe(true);
+    try {
+      await fail(limits, '203.0.113.66', 'owner@example.test');
+      await fail(limits, '203.0.113.66', 'owner@example.test');
+      expect((await limits.attempt('203.0.113.66', 'owner@example.test')).ok).toBe(false);
+      expect(await limits.attempt('198.51.100.7', 'owner@example.test')).toEqual({ ok: true });
+      await limits.succeeded('198.51.100.7', 'owner@example.test');
+    } finally {
+      await limits.close();
+    }
+  });
+
+  it('past the per-e-mail threshold (across IPs) the e-mail backs off for a while, from every IP', async () => {
+    const limits = limiter(redis, 10, 100, 3, 20);
+    expect(await limits.ready()).toBe(true);
+    try {
+      for (const ip of ['10.1.0.1', '10.1.0.2', '10.1.0.3']) expect((await fail(limits, ip, 'guessed@example.test')).ok).toBe(true);
+      // the 4th failure is past the threshold of 3: a pause of BASE (20 s) starts
+      expect((await fail(limits, '10.1.0.4', 'guessed@example.test')).ok).toBe(true);
+      const paused = await limits.attempt('10.1.0.5', 'guessed@example.test');
+      expect(paused).toEqual({ ok: false, retryAfterS: expect.any(Number) });
+      if (!paused.ok) expect(paused.retryAfterS).toBeGreaterThan(10);
+      if (!paused.ok) expect(paused.retryAfterS).toBeLessThanOrEqual(20);
+      // other e-mails are not paused
+      expect(await limits.attempt('10.1.0.5', 'someone-else@example.test')).toEqual({ ok: true });
     } finally {
       await limits.close();
     }
@@ -44,10 +93,10 @@ describe.each([
     const limits = limiter(redis, 1, 3);
     expect(await limits.ready()).toBe(true);
     try {
-      expect((await limits.attempt('10.0.0.9', 'x@example.test')).ok).toBe(true);
+      expect((await fail(limits, '10.0.0.9', 'x@example.test')).ok).toBe(true);
       expect((await limits.attempt('10.0.0.9', 'x@example.test')).ok).toBe(false); // e-mail spent, IP refunded
-      expect((await limits.attempt('10.0.0.9', 'y@example.test')).ok).toBe(true);
-      expect((await limits.attempt('10.0.0.9', 'z@example.test')).ok).toBe(true);
+      expect((await fail(limits, '10.0.0.9', 'y@example.test')).ok).toBe(true);
+      expect((await fail(limits, '10.0.0.9', 'z@example.test')).ok).toBe(true);
       expect((await limits.attempt('10.0.0.9', 'w@example.test')).ok).toBe(false); // IP spent (3)
     } finally {
       await limits.close();
@@ -63,7 +112,7 @@ describe('sign-in limits shared through Redis by two gateway instances', () => {
   afterAll(() => world.close());
 
   it('failures on one instance count on the other', async () => {
-    const env = { REDIS_URL: TEST_REDIS_URL, SIGN_IN_LIMIT_PER_EMAIL: '2' };
+    const env = { REDIS_URL: TEST_REDIS_URL, SIGN_IN_LIMIT_PER_EMAIL_IP: '2' };
     const a = await world.start(env);
     const b = await world.start(env);
     const user = await signUp(a.url, uniqueEmail('shared'), 'right password 1');

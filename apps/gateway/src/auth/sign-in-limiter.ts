@@ -1,108 +1,109 @@
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { GatewayConfig } from '../config';
+import { LimiterStore, retryAfterS, takePoint, type LimitDecision } from '../http/limiter-store';
 
-export type AttemptDecision = { ok: true } | { ok: false; retryAfterS: number };
+export type AttemptDecision = LimitDecision;
 
 type LimiterConfig = Pick<
   GatewayConfig,
-  'REDIS_URL' | 'SIGN_IN_LIMIT_PER_EMAIL' | 'SIGN_IN_LIMIT_PER_IP' | 'SIGN_IN_LIMIT_WINDOW_S' | 'NATS_NAMESPACE'
+  | 'REDIS_URL'
+  | 'NATS_NAMESPACE'
+  | 'SIGN_IN_LIMIT_PER_EMAIL_IP'
+  | 'SIGN_IN_LIMIT_PER_IP'
+  | 'SIGN_IN_LIMIT_PER_EMAIL'
+  | 'SIGN_IN_LIMIT_WINDOW_S'
+  | 'SIGN_IN_BACKOFF_BASE_S'
+  | 'SIGN_IN_BACKOFF_MAX_S'
 >;
 
+/** A count no window reaches: the per-e-mail failures are counted, never refused, by this limiter. */
+const UNBOUNDED = 1_000_000_000;
+
 /**
- * Sign-in attempts per IP and per e-mail within a window (DESIGN §7). Every attempt takes a point
- * from both budgets up front (so parallel guesses cannot slip through), and a successful sign-in
- * gives them back: only failures count. Memory per instance, or Redis shared by all instances
- * when REDIS_URL is set (with memory as insurance while Redis is unreachable).
+ * Password guesses (sign-in, and the current-password checks of account setup and change)
+ * within a window (DESIGN §7):
+ * - per IP, and per e-mail from one IP: hard budgets. Every attempt takes a point from both up
+ *   front (so parallel guesses cannot slip through) and a success gives them back: only failures
+ *   count. A stranger spending an e-mail's budget from their IP blocks only their own IP.
+ * - per e-mail across all IPs: a softer backoff. Past SIGN_IN_LIMIT_PER_EMAIL failures in the
+ *   window, each further failure pauses the e-mail's attempts for BASE × 2^n seconds (at most
+ *   SIGN_IN_BACKOFF_MAX_S): guessing from many IPs slows down, while the owner waits seconds at
+ *   worst, never a lockout.
  */
 export class SignInLimiter {
   private constructor(
     private readonly byIp: RateLimiterAbstract,
-    private readonly byEmail: RateLimiterAbstract,
+    private readonly byEmailIp: RateLimiterAbstract,
+    private readonly emailFailures: RateLimiterAbstract,
+    private readonly emailPause: RateLimiterAbstract,
+    private readonly config: LimiterConfig,
+    private readonly store: LimiterStore,
+    private readonly ownsStore: boolean,
     private readonly log: Logger,
-    private readonly release: () => Promise<void>,
-    private readonly connected: (timeoutMs: number) => Promise<boolean> = async () => true,
   ) {}
 
-  static create(config: LimiterConfig, log: Logger): SignInLimiter {
-    const duration = config.SIGN_IN_LIMIT_WINDOW_S;
-    const memory = (points: number, keyPrefix: string) => new RateLimiterMemory({ points, duration, keyPrefix });
-    if (!config.REDIS_URL) {
-      return new SignInLimiter(
-        memory(config.SIGN_IN_LIMIT_PER_IP, 'sign_in_ip'),
-        memory(config.SIGN_IN_LIMIT_PER_EMAIL, 'sign_in_email'),
-        log,
-        async () => undefined,
-      );
-    }
-    const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-    redis.on('error', (err: unknown) => log.warn({ err: String(err) }, 'redis (sign-in rate limits) error'));
-    const prefix = `pasar:${config.NATS_NAMESPACE || 'default'}`;
-    const shared = (points: number, name: string) =>
-      new RateLimiterRedis({
-        storeClient: redis,
-        points,
-        duration,
-        keyPrefix: `${prefix}:${name}`,
-        insuranceLimiter: memory(points, name),
-      });
+  /** The limiter on `store` (shared with the other limits), or on a store of its own. */
+  static create(config: LimiterConfig, log: Logger, store?: LimiterStore): SignInLimiter {
+    const counts = store ?? LimiterStore.create(config, log);
+    const window = config.SIGN_IN_LIMIT_WINDOW_S;
     return new SignInLimiter(
-      shared(config.SIGN_IN_LIMIT_PER_IP, 'sign_in_ip'),
-      shared(config.SIGN_IN_LIMIT_PER_EMAIL, 'sign_in_email'),
+      counts.limiter('sign_in_ip', config.SIGN_IN_LIMIT_PER_IP, window),
+      counts.limiter('sign_in_email_ip', config.SIGN_IN_LIMIT_PER_EMAIL_IP, window),
+      counts.limiter('sign_in_email_failures', UNBOUNDED, window),
+      counts.limiter('sign_in_email_pause', 1, 1),
+      config,
+      counts,
+      store === undefined,
       log,
-      async () => {
-        await redis.quit().catch(() => redis.disconnect());
-      },
-      (timeoutMs) =>
-        redis.status === 'ready'
-          ? Promise.resolve(true)
-          : new Promise<boolean>((resolve) => {
-              const timer = setTimeout(() => resolve(false), timeoutMs);
-              redis.once('ready', () => {
-                clearTimeout(timer);
-                resolve(true);
-              });
-            }),
     );
   }
 
   /** Waits until the shared store answers (true), or gives up after `timeoutMs` (memory insurance meanwhile). */
   ready(timeoutMs = 3000): Promise<boolean> {
-    return this.connected(timeoutMs);
+    return this.store.ready(timeoutMs);
   }
 
-  /** Takes one attempt from the IP's and the e-mail's budget; refused when either is spent. */
+  /** Refused while the e-mail is paused, or when the IP's or the e-mail-from-this-IP budget is spent; else takes a point of both. */
   async attempt(ip: string, email: string): Promise<AttemptDecision> {
-    const byIp = await this.take(this.byIp, ip);
+    const paused = await this.pauseOf(email);
+    if (!paused.ok) return paused;
+    const byIp = await takePoint(this.byIp, ip, this.log);
     if (!byIp.ok) return byIp;
-    const byEmail = await this.take(this.byEmail, email);
-    if (!byEmail.ok) await this.giveBack(this.byIp, ip);
-    return byEmail;
+    const byEmailIp = await takePoint(this.byEmailIp, emailFromIp(ip, email), this.log);
+    if (!byEmailIp.ok) await this.giveBack(this.byIp, ip);
+    return byEmailIp;
   }
 
-  /** A successful sign-in does not count against either budget. */
+  /** A successful check does not count against the hard budgets. */
   async succeeded(ip: string, email: string): Promise<void> {
     await this.giveBack(this.byIp, ip);
-    await this.giveBack(this.byEmail, email);
+    await this.giveBack(this.byEmailIp, emailFromIp(ip, email));
   }
 
-  close(): Promise<void> {
-    return this.release();
-  }
-
-  private async take(limiter: RateLimiterAbstract, key: string): Promise<AttemptDecision> {
+  /** A wrong password for `email`: counts towards its backoff, and pauses it once past the threshold. */
+  async failed(email: string): Promise<void> {
     try {
-      await limiter.consume(key, 1);
-      return { ok: true };
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) {
-        return { ok: false, retryAfterS: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
-      }
-      // the store failed and no insurance answered: let the attempt through rather than lock everyone out
-      this.log.warn({ err: String(rejection) }, 'sign-in rate limit unavailable');
-      return { ok: true };
+      const counted = await this.emailFailures.consume(email, 1);
+      const pauseS = backoffPauseS(counted.consumedPoints, this.config);
+      if (pauseS > 0) await this.emailPause.block(email, pauseS);
+    } catch (err) {
+      this.log.warn({ err: String(err) }, 'could not count a sign-in failure');
     }
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsStore) await this.store.close();
+  }
+
+  private async pauseOf(email: string): Promise<AttemptDecision> {
+    try {
+      const pause = await this.emailPause.get(email);
+      if (pause && pause.consumedPoints > 1 && pause.msBeforeNext > 0) return { ok: false, retryAfterS: retryAfterS(pause) };
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) this.log.warn({ err: String(err) }, 'sign-in backoff unavailable');
+    }
+    return { ok: true };
   }
 
   private async giveBack(limiter: RateLimiterAbstract, key: string): Promise<void> {
@@ -112,4 +113,19 @@ export class SignInLimiter {
       this.log.warn({ err: String(err) }, 'could not return a sign-in attempt');
     }
   }
+}
+
+const emailFromIp = (ip: string, email: string) => `${ip}|${email}`;
+
+/**
+ * Seconds an e-mail is paused after its `failures`-th failure in the window: none up to the
+ * threshold (SIGN_IN_LIMIT_PER_EMAIL), then BASE, 2 × BASE, 4 × BASE ... at most MAX.
+ */
+export function backoffPauseS(
+  failures: number,
+  config: Pick<LimiterConfig, 'SIGN_IN_LIMIT_PER_EMAIL' | 'SIGN_IN_BACKOFF_BASE_S' | 'SIGN_IN_BACKOFF_MAX_S'>,
+): number {
+  const over = failures - config.SIGN_IN_LIMIT_PER_EMAIL;
+  if (over <= 0) return 0;
+  return Math.min(config.SIGN_IN_BACKOFF_MAX_S, config.SIGN_IN_BACKOFF_BASE_S * 2 ** Math.min(over - 1, 30));
 }

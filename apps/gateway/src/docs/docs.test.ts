@@ -53,11 +53,11 @@ describe('API description and reference', () => {
     await request(gateway.url).get('/openapi.json').expect(302).expect('Location', '/api/v1/openapi.json');
   });
 
-  it('answers health, readiness and metrics', async () => {
+  it('answers health publicly, readiness and metrics on its internal listener', async () => {
     await request(gateway.url).get('/healthz').expect(200, { status: 'ok', service: 'gateway' });
-    const ready = await request(gateway.url).get('/readyz').expect(200);
+    const ready = await request(gateway.opsUrl as string).get('/readyz').expect(200);
     expect(ready.body).toMatchObject({ status: 'ready', checks: { database: 'ok', nats: 'ok' } });
-    const metrics = await request(gateway.url).get('/metrics').expect(200);
+    const metrics = await request(gateway.opsUrl as string).get('/metrics').expect(200);
     expect(metrics.text).toContain('http_request_duration_seconds');
   });
 });

@@ -64,6 +64,54 @@ describe('identity rpc responders', () => {
       expect(answers.filter((a) => a.created)).toHaveLength(1);
     });
 
+    describe('with an idempotencyKey', () => {
+      const create = (email: string, password: string, idempotencyKey?: string) =>
+        callRpc(world.peer.bus, identityCreateUser, { email, fullName: 'Keyed', role: 'customer', password, mustChangePassword: true, idempotencyKey });
+
+      it('a repeat with the same key answers the same user, created=true, and its password is the one that works', async () => {
+        const email = uniqueEmail('keyed');
+        const key = `family-invite:${randomUUID()}:${email}`;
+        const first = await create(email, 'first temporary 1', key);
+        const repeat = await create(email, 'second temporary 2', key);
+        expect(first.created).toBe(true);
+        expect(repeat).toEqual({ created: true, user: first.user });
+        await request(gateway.url).post('/api/v1/auth/sign-in').send({ email, password: 'first temporary 1' }).expect(401);
+        await signIn(gateway.url, email, 'second temporary 2');
+      });
+
+      it('a repeat after the user chose a password answers created=false and keeps the chosen password', async () => {
+        const email = uniqueEmail('settled');
+        const key = `key-${randomUUID()}`;
+        const first = await create(email, 'first temporary 1', key);
+        await gateway.prisma.user.update({ where: { id: first.user.id }, data: { mustChangePassword: false } });
+        const repeat = await create(email, 'second temporary 2', key);
+        expect(repeat).toMatchObject({ created: false, user: { id: first.user.id, mustChangePassword: false } });
+        await signIn(gateway.url, email, 'first temporary 1');
+        await request(gateway.url).post('/api/v1/auth/sign-in').send({ email, password: 'second temporary 2' }).expect(401);
+      });
+
+      it('another key for an existing e-mail answers created=false and changes nothing', async () => {
+        const user = await signUp(gateway.url, uniqueEmail('other-key'), 'original password', 'Original');
+        const answer = await create(user.email, 'a temporary one 1', `key-${randomUUID()}`);
+        expect(answer).toMatchObject({ created: false, user: { id: user.id } });
+        await signIn(gateway.url, user.email, 'original password');
+      });
+
+      it('concurrent calls with one key give one user, and every answer says created=true', async () => {
+        const email = uniqueEmail('keyed-race');
+        const key = `key-${randomUUID()}`;
+        const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => create(email, `race password ${i}`, key)));
+        expect(new Set(answers.map((a) => a.user.id)).size).toBe(1);
+        expect(answers.every((a) => a.created)).toBe(true);
+      });
+
+      it('a key reused for another e-mail is refused', async () => {
+        const key = `key-${randomUUID()}`;
+        await create(uniqueEmail('one'), 'temporary pass 1', key);
+        await expect(create(uniqueEmail('two'), 'temporary pass 2', key)).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+      });
+    });
+
     it('refuses an invalid request', async () => {
       await expect(
         callRpc(world.peer.bus, identityCreateUser, { email: uniqueEmail(), fullName: 'Short', role: 'vendor', password: 'short', mustChangePassword: true }),

@@ -108,6 +108,17 @@ describe('proxy', () => {
     expect(echo.headers.cookie).toBeUndefined();
   });
 
+  it('signs for the method and path it forwards: the captured headers replayed elsewhere answer 401', async () => {
+    const res = await request(gateway.url).get('/api/v1/account/addresses?page=2').set('Cookie', customer.cookie).expect(200);
+    const captured = Object.fromEntries(Object.entries((res.body as Echo).headers).filter(([name]) => name.startsWith('x-pasar-'))) as Record<string, string>;
+    // the same request again, straight to the service, is accepted (within its 60 s)
+    await request(checkout.url).get('/api/v1/account/addresses?page=2').set(captured).expect(200);
+    await request(checkout.url).get('/api/v1/account/profile').set(captured).expect(401);
+    await request(checkout.url).get('/api/v1/account/addresses?page=3').set(captured).expect(401);
+    await request(checkout.url).delete('/api/v1/account/addresses?page=2').set(captured).expect(401);
+    await request(admin.url).get('/api/v1/account/addresses?page=2').set(captured).expect(200); // same path and method: the secret is shared
+  });
+
   it('strips forged x-pasar-* headers: only the gateway speaks for the caller', async () => {
     const forged = {
       'x-pasar-user-id': '00000000-0000-4000-8000-000000000000',
@@ -246,7 +257,7 @@ describe('proxy', () => {
   });
 
   it('reports proxied requests in /metrics by route prefix', async () => {
-    const metrics = await request(gateway.url).get('/metrics').expect(200);
+    const metrics = await request(gateway.opsUrl as string).get('/metrics').expect(200);
     expect(metrics.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/v1\/catalog"/);
   });
 });

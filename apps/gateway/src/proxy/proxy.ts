@@ -69,7 +69,8 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
   const middleware: RequestHandler = (req, res, next) => {
     const route = routeOf(res);
     if (!route || route.to === 'gateway') return next();
-    const signed = signIdentityHeaders(config.IDENTITY_SECRET, req.identity, req.requestId);
+    // the signature covers the method and the path exactly as forwarded (the upstream's req.originalUrl)
+    const signed = signIdentityHeaders(config.IDENTITY_SECRET, { method: req.method, path: req.originalUrl }, req.identity, req.requestId);
     req.headers = forwardHeaders(req.headers, signed, req.requestId);
     req.url = req.originalUrl; // keep /api/v1/... (express strips the mount path)
     void proxies[route.to](req, res, next);
