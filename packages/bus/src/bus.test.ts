@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { defineRpc, identityUserUpserted, type EventEnvelope } from '@pasar/contracts';
-import { createPrisma, createTestSchema, migrate, schemaFromUrl } from '@pasar/db';
+import { createPrisma, createTestSchema, schemaFromUrl } from '@pasar/db';
 import { createTestBus, startOwnNatsServer, uniqueNamespace, waitFor, silentLog, type TestBus } from '@pasar/testkit';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PrismaClient } from '../test/generated/client';
 import { Bus } from './bus';
+import { migrateServiceSchema } from './migrations';
 import { consume, consumeWithInbox, type RunningConsumer } from './consumer';
 import { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';
 import { enqueueEvent, enqueueEvents, OutboxRelay } from './outbox';
 import { callRpc, serveRpc } from './rpc';
 import { ensureStreams } from './streams';
 
-const migrationsDir = join(__dirname, '../test/fixture/migrations');
 
 function userEvent(n: number) {
   return {
@@ -36,7 +36,7 @@ const running: { stop(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   db = await createTestSchema();
-  await migrate({ databaseUrl: db.databaseUrl, migrationsDir });
+  await migrateServiceSchema({ databaseUrl: db.databaseUrl, migrationsDir: join(__dirname, '../test/fixture/migrations') });
   prisma = createPrisma(PrismaClient, db.databaseUrl);
   t = await createTestBus('bustest');
 });

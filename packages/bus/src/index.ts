@@ -15,5 +15,6 @@ export {
   type RunningConsumer,
   type TransactionalDb,
 } from './consumer';
+export { BUS_MIGRATIONS, migrateServiceSchema } from './migrations';
 export { serveRpc, callRpc, DEFAULT_RPC_TIMEOUT_MS, type RpcContext } from './rpc';
 export { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';

@@ -1,6 +1,6 @@
 import type { Subscription } from '@nats-io/transport-node';
-import { Bus, OutboxRelay, ensureStreams, type RunningConsumer } from '@pasar/bus';
-import { migrate, schemaFromUrl } from '@pasar/db';
+import { Bus, OutboxRelay, ensureStreams, migrateServiceSchema, type RunningConsumer } from '@pasar/bus';
+import { schemaFromUrl } from '@pasar/db';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
@@ -66,7 +66,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
   const { name, config, prisma } = options;
   const log = options.log ?? createLogger(name, config.LOG_LEVEL);
   if (config.MIGRATE_ON_START) {
-    const { applied } = await migrate({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir });
+    const { applied } = await migrateServiceSchema({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir });
     if (applied.length) log.info({ applied }, 'migrations applied');
   }
   const bus = await Bus.connect({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE, service: name, log });
