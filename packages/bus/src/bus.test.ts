@@ -9,7 +9,8 @@ import { Bus } from './bus';
 import { migrateServiceSchema } from './migrations';
 import { consume, consumeWithInbox, type RunningConsumer } from './consumer';
 import { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';
-import { enqueueEvent, enqueueEvents, OutboxRelay } from './outbox';
+import { countDeadLetters, listOutboxDeadLetters, replayOutboxDeadLetter } from './dead-letters';
+import { enqueueEvent, enqueueEvents, isUnpublishable, OutboxRelay, UnpublishableError } from './outbox';
 import { callRpc, serveRpc } from './rpc';
 import { ensureStreams } from './streams';
 
@@ -122,11 +123,86 @@ describe('outbox relay', () => {
       await nats.start();
       await waitFor(() => seen.length >= 5, 30000);
       expect(seen).toEqual(events.map((e) => e.email));
+      // NATS away is transient: retried in order, never parked
+      expect((await countDeadLetters(prisma)).outbox).toBe(0);
     } finally {
       while (running.length) await running.pop()!.stop();
       await bus.close();
       await nats.destroy();
     }
+  });
+});
+
+describe('outbox dead letters', () => {
+  /** An envelope of `bytes` size: a valid event whose JSON NATS refuses (max_payload is 1 MiB by default). */
+  async function insertRawOutboxRow(id: string, payload: object): Promise<void> {
+    await prisma.$executeRawUnsafe(`INSERT INTO outbox (id, type, payload) VALUES ($1::uuid, $2, $3::jsonb)`, id, identityUserUpserted.type, JSON.stringify(payload));
+  }
+
+  test('a row too large for NATS is parked with its error and the relay goes on with the next rows', async () => {
+    const { seen, consumer } = collect('after-big');
+    await consumer.ready;
+    const before = userEvent(300);
+    const after = userEvent(302);
+    const bigId = randomUUID();
+    await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, before, { source: 'test' }));
+    await insertRawOutboxRow(bigId, envelopeOf({ ...userEvent(301), fullName: 'x'.repeat(1100 * 1024) }, bigId));
+    await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, after, { source: 'test' }));
+    const parked: string[] = [];
+    const relay = new OutboxRelay({ bus: t.bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 200, onParked: (id) => parked.push(id) });
+    relay.start();
+    running.push(relay);
+
+    await waitFor(() => seen.includes(after.email), 15000);
+    expect(seen.filter((e) => e === before.email || e === after.email)).toEqual([before.email, after.email]);
+    expect(parked).toEqual([bigId]);
+    expect(await prisma.outbox.count({ where: { id: bigId } })).toBe(0);
+    const dead = await listOutboxDeadLetters(prisma);
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toMatchObject({ id: bigId, type: identityUserUpserted.type });
+    expect(dead[0].error).toMatch(/max_payload/);
+    expect(dead[0].bytes).toBeGreaterThan(1024 * 1024);
+    expect(await countDeadLetters(prisma)).toEqual({ outbox: 1, consumers: 0 });
+
+    // replay puts it back into the outbox; still too large, so the relay parks it again
+    expect(await replayOutboxDeadLetter(prisma, bigId)).toBe(true);
+    await waitFor(async () => (await listOutboxDeadLetters(prisma)).length === 1 && (await prisma.outbox.count({ where: { id: bigId } })) === 0, 10000);
+    expect(parked).toEqual([bigId, bigId]);
+    expect(await replayOutboxDeadLetter(prisma, randomUUID())).toBe(false);
+    await prisma.$executeRawUnsafe('DELETE FROM outbox_dead_letter');
+  });
+
+  test('a replayed dead letter whose cause is gone is published with its original event id', async () => {
+    const { seen, consumer } = collect('replayed');
+    await consumer.ready;
+    const event = userEvent(310);
+    const id = randomUUID();
+    // as the relay would have left it, e.g. while the stream refused its size
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO outbox_dead_letter (id, seq, type, payload, created_at, error) VALUES ($1::uuid, 1, $2, $3::jsonb, now(), 'refused')`,
+      id,
+      identityUserUpserted.type,
+      JSON.stringify(envelopeOf(event, id)),
+    );
+    startRelay();
+    expect(await replayOutboxDeadLetter(prisma, id)).toBe(true);
+    await waitFor(() => seen.includes(event.email), 10000);
+    expect((await prisma.outbox.findUniqueOrThrow({ where: { id } })).publishedAt).not.toBeNull();
+    expect(await countDeadLetters(prisma)).toEqual({ outbox: 0, consumers: 0 });
+  });
+
+  test('isUnpublishable tells a row problem from NATS being away', () => {
+    expect(isUnpublishable(new UnpublishableError('too big'))).toBe(true);
+    const invalidSubject = new Error('subject is invalid');
+    invalidSubject.name = 'InvalidSubjectError';
+    expect(isUnpublishable(invalidSubject)).toBe(true);
+    const timeout = new Error('timeout');
+    timeout.name = 'TimeoutError';
+    expect(isUnpublishable(timeout)).toBe(false);
+    const closed = new Error('closed connection');
+    closed.name = 'ClosedConnectionError';
+    expect(isUnpublishable(closed)).toBe(false);
+    expect(isUnpublishable('nope')).toBe(false);
   });
 });
 

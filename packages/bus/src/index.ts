@@ -1,7 +1,28 @@
 export { Bus, REQUEST_ID_HEADER, type BusOptions } from './bus';
 export { Naming } from './naming';
 export { ensureStreams, deleteNamespaceStreams } from './streams';
-export { enqueueEvent, enqueueEvents, OutboxRelay, stripSchema, type OutboxTx, type EnqueueOptions } from './outbox';
+export {
+  enqueueEvent,
+  enqueueEvents,
+  isUnpublishable,
+  OutboxRelay,
+  stripSchema,
+  UnpublishableError,
+  type OutboxTx,
+  type EnqueueOptions,
+  type OutboxRelayOptions,
+} from './outbox';
+export {
+  countDeadLetters,
+  listOutboxDeadLetters,
+  listParkedMessages,
+  replayOutboxDeadLetter,
+  replayParkedMessage,
+  type DeadLetterPage,
+  type OutboxDeadLetter,
+  type ParkedMessageRow,
+  type RawSql,
+} from './dead-letters';
 export {
   consume,
   consumeWithInbox,

@@ -2,6 +2,7 @@ import type { Subscription } from '@nats-io/transport-node';
 import { Bus, OutboxRelay, ensureStreams, migrateServiceSchema, type RunningConsumer } from '@pasar/bus';
 import { schemaFromUrl } from '@pasar/db';
 import type { Router } from 'express';
+import { Gauge } from 'prom-client';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
 import { createLogger } from './logger';
@@ -95,6 +96,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
       },
     },
   });
+  registerDeadLetterGauge(service, prisma, log);
   const http = await service.listen(config.PORT, options.host ?? process.env.HOST ?? '127.0.0.1');
   log.info({ url: http.url }, `${name} listening`);
 
@@ -118,6 +120,31 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
       await prisma.$disconnect();
     },
   };
+}
+
+/**
+ * `pasar_dead_letters{kind="outbox"|"consumer"}` on /metrics: rows in the service's
+ * `outbox_dead_letter` (events the relay could never publish) and `parked_message` (messages a
+ * consumer could never handle). Counted from the tables, so every instance reports the same.
+ */
+function registerDeadLetterGauge(service: Service, prisma: PrismaLike, log: Logger): void {
+  new Gauge({
+    name: 'pasar_dead_letters',
+    help: 'Dead letters waiting for replay: outbox rows never published, consumed messages never handled',
+    labelNames: ['kind'],
+    registers: [service.metrics],
+    async collect() {
+      try {
+        const rows = (await prisma.$queryRawUnsafe(
+          'SELECT (SELECT count(*) FROM outbox_dead_letter)::int AS outbox, (SELECT count(*) FROM parked_message)::int AS consumer',
+        )) as { outbox: number; consumer: number }[];
+        this.set({ kind: 'outbox' }, rows[0].outbox);
+        this.set({ kind: 'consumer' }, rows[0].consumer);
+      } catch (err) {
+        log.warn({ err: String(err) }, 'could not count dead letters for /metrics');
+      }
+    },
+  });
 }
 
 /**
