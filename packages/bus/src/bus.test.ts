@@ -3,13 +3,14 @@ import { defineRpc, identityUserUpserted, type EventEnvelope } from '@pasar/cont
 import { createPrisma, createTestSchema, schemaFromUrl } from '@pasar/db';
 import { createTestBus, startOwnNatsServer, uniqueNamespace, waitFor, silentLog, type TestBus } from '@pasar/testkit';
 import { join } from 'node:path';
+import pino from 'pino';
 import { z } from 'zod';
 import { PrismaClient } from '../test/generated/client';
 import { Bus } from './bus';
 import { migrateServiceSchema } from './migrations';
-import { consume, consumeWithInbox, type RunningConsumer } from './consumer';
+import { consume, consumeWithInbox, PermanentFailure, type RunningConsumer } from './consumer';
 import { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';
-import { countDeadLetters, listOutboxDeadLetters, replayOutboxDeadLetter } from './dead-letters';
+import { countDeadLetters, listOutboxDeadLetters, listParkedMessages, replayOutboxDeadLetter, replayParkedMessage } from './dead-letters';
 import { enqueueEvent, enqueueEvents, isUnpublishable, OutboxRelay, UnpublishableError } from './outbox';
 import { callRpc, serveRpc } from './rpc';
 import { ensureStreams } from './streams';
@@ -293,12 +294,11 @@ describe('consumers', () => {
     expect(parked.error).toContain('boom 3');
   });
 
-  test('a malformed message is parked, not retried forever', async () => {
+  test('a malformed message is parked at its first delivery, not retried', async () => {
     const c = consume(t.bus, {
       name: 'strict',
       event: identityUserUpserted,
       backoffMs: [50],
-      maxDeliver: 2,
       parking: prisma,
       handler: async () => undefined,
     });
@@ -307,6 +307,121 @@ describe('consumers', () => {
     const bad = { id: randomUUID(), type: identityUserUpserted.type, source: 'x', occurredAt: new Date().toISOString(), data: { userId: 'nope' } };
     await t.bus.js.publish(t.bus.naming.subject(identityUserUpserted.type), JSON.stringify(bad), { msgID: bad.id });
     await waitFor(async () => (await prisma.parkedMessage.count({ where: { eventId: bad.id } })) === 1, 10000);
+    const parked = await prisma.parkedMessage.findFirstOrThrow({ where: { eventId: bad.id } });
+    expect(parked.deliveries).toBe(1);
+    expect(parked.error).toMatch(/userId|uuid/i);
+  });
+
+  test("a handler's PermanentFailure is parked at once; replaying it delivers it again", async () => {
+    const attempts = new Map<string, number>();
+    let refuse = true;
+    const c = consume(t.bus, {
+      name: 'refusing',
+      event: identityUserUpserted,
+      backoffMs: [50],
+      parking: prisma,
+      handler: async (data) => {
+        if (!data.email.startsWith('refused')) return;
+        attempts.set(data.email, (attempts.get(data.email) ?? 0) + 1);
+        if (refuse) throw new PermanentFailure('this user can never be handled');
+      },
+    });
+    running.push(c);
+    await c.ready;
+    const refused = envelopeOf({ ...userEvent(3), email: 'refused@example.test' });
+    await t.bus.js.publish(t.bus.naming.subject(identityUserUpserted.type), JSON.stringify(refused), { msgID: refused.id });
+    await waitFor(async () => (await prisma.parkedMessage.count({ where: { eventId: refused.id } })) === 1, 10000);
+    expect(attempts.get('refused@example.test')).toBe(1);
+    const [listed] = (await listParkedMessages(prisma)).filter((m) => m.eventId === refused.id);
+    expect(listed).toMatchObject({ consumer: t.bus.naming.durable(t.bus.service, 'refusing'), deliveries: 1 });
+    expect(listed.error).toContain('this user can never be handled');
+
+    refuse = false;
+    expect(await replayParkedMessage(prisma, t.bus, listed.id)).toBe(true);
+    await waitFor(() => attempts.get('refused@example.test') === 2, 10000);
+    expect(await prisma.parkedMessage.count({ where: { eventId: refused.id } })).toBe(0);
+    expect(await replayParkedMessage(prisma, t.bus, 999999999)).toBe(false);
+  });
+});
+
+describe('consumers while their database refuses them', () => {
+  const role = `bus_outage_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  let restricted: PrismaClient;
+  const schema = () => schemaFromUrl(db.databaseUrl);
+  const sql = (text: string) => prisma.$executeRawUnsafe(text);
+  const grantAll = () => sql(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${schema()}" TO ${role}`);
+
+  beforeAll(async () => {
+    await sql(`CREATE ROLE ${role} LOGIN`);
+    await sql(`GRANT USAGE ON SCHEMA "${schema()}" TO ${role}`);
+    await sql(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA "${schema()}" TO ${role}`);
+    await grantAll();
+    const url = new URL(db.databaseUrl);
+    url.username = role;
+    restricted = createPrisma(PrismaClient, url.toString());
+  });
+  afterAll(async () => {
+    await restricted?.$disconnect();
+    await sql(`REVOKE ALL ON ALL TABLES IN SCHEMA "${schema()}" FROM ${role}`);
+    await sql(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA "${schema()}" FROM ${role}`);
+    await sql(`REVOKE ALL ON SCHEMA "${schema()}" FROM ${role}`);
+    await sql(`DROP ROLE ${role}`);
+  });
+
+  test('a database outage never drops a message: retried past any delivery limit, its effect once when it is back', async () => {
+    const attempts = new Map<string, number>();
+    const c = consumeWithInbox(t.bus, {
+      name: 'outage-inbox',
+      event: identityUserUpserted,
+      backoffMs: [50, 100],
+      db: restricted,
+      handler: async (data, ctx) => {
+        if (data.email !== 'patient@example.test') return;
+        attempts.set(data.email, (attempts.get(data.email) ?? 0) + 1);
+        await ctx.tx.effect.create({ data: { eventId: ctx.envelope.id, note: data.email } });
+      },
+    });
+    running.push(c);
+    await c.ready;
+    await sql(`REVOKE INSERT ON "${schema()}".effect FROM ${role}`);
+    const event = envelopeOf({ ...userEvent(4), email: 'patient@example.test' });
+    await t.bus.js.publish(t.bus.naming.subject(identityUserUpserted.type), JSON.stringify(event), { msgID: event.id });
+    // far more deliveries than the old limit of 6, none of them parked or terminated
+    await waitFor(() => (attempts.get('patient@example.test') ?? 0) >= 12, 20000);
+    expect(await prisma.effect.count({ where: { eventId: event.id } })).toBe(0);
+    expect(await prisma.parkedMessage.count({ where: { eventId: event.id } })).toBe(0);
+
+    await grantAll();
+    await waitFor(async () => (await prisma.effect.count({ where: { eventId: event.id } })) === 1, 20000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await prisma.effect.count({ where: { eventId: event.id } })).toBe(1);
+    expect(await prisma.parkedMessage.count({ where: { eventId: event.id } })).toBe(0);
+    const durable = await (await t.bus.jsm).consumers.info(t.bus.naming.stream('IDENTITY'), t.bus.naming.durable(t.bus.service, 'outage-inbox'));
+    expect(durable.config.max_deliver).toBe(-1);
+  });
+
+  test('when the dead-letter insert fails, the message is nak\'ed (never terminated) and parked once it can be', async () => {
+    const parkFailures: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void (JSON.parse(line).msg === 'could not park message; will redeliver' && parkFailures.push(line)) });
+    const bus = await Bus.connect({ ...t.bus.options, log });
+    try {
+      const c = consume(bus, { name: 'outage-parking', event: identityUserUpserted, backoffMs: [50, 100], parking: restricted, handler: async () => undefined });
+      running.push(c);
+      await c.ready;
+      await sql(`REVOKE INSERT ON "${schema()}".parked_message FROM ${role}`);
+      const bad = { id: randomUUID(), type: identityUserUpserted.type, source: 'x', occurredAt: new Date().toISOString(), data: { userId: 'still-not-a-uuid' } };
+      await t.bus.js.publish(t.bus.naming.subject(identityUserUpserted.type), JSON.stringify(bad), { msgID: bad.id });
+      await waitFor(() => parkFailures.filter((l) => l.includes(bad.id)).length >= 3, 20000);
+      expect(await prisma.parkedMessage.count({ where: { eventId: bad.id } })).toBe(0);
+
+      await grantAll();
+      await waitFor(async () => (await prisma.parkedMessage.count({ where: { eventId: bad.id } })) === 1, 20000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await prisma.parkedMessage.count({ where: { eventId: bad.id } })).toBe(1);
+    } finally {
+      while (running.length) await running.pop()!.stop();
+      await bus.close();
+    }
   });
 });
 

@@ -27,7 +27,7 @@ export {
   consume,
   consumeWithInbox,
   DEFAULT_BACKOFF_MS,
-  DEFAULT_MAX_DELIVER,
+  PermanentFailure,
   type ConsumerOptions,
   type InboxConsumerOptions,
   type InboxTx,
