@@ -1,6 +1,6 @@
 import { consumeWithInbox, type RunningConsumer } from '@pasar/bus';
 import { adminShipmentBooked, checkoutOrderCreated, checkoutOrderPaid, type EventData } from '@pasar/contracts';
-import { now, type Tx, type VendorDeps } from '../deps';
+import { lockKey, now, type Tx, type VendorDeps } from '../deps';
 import type { VendorContext } from '../features';
 import { trackingUrlFor } from './rules';
 import { transitionShipment } from './transition';
@@ -24,8 +24,13 @@ export function shipmentConsumers(ctx: VendorContext): RunningConsumer[] {
  * One shipment per sub-order of a store that exists here, with the sub-order's id, its items and
  * the recipient address, status pending_payment. Idempotent (inbox, and rows keyed by checkout's
  * ids). When the order's paid event was handled first, the new shipments move on to paid at once.
+ *
+ * The created and paid handlers commute: both take the order's lock first, so whichever runs second
+ * sees what the first committed (without it, two concurrent transactions each missed the other's
+ * uncommitted row and the shipment stayed pending_payment for ever).
  */
 export async function createShipments(tx: Tx, deps: Deps, order: OrderCreated): Promise<void> {
+  await lockOrder(tx, order.orderId);
   const storeIds = [...new Set(order.subOrders.map((s) => s.storeId))];
   const known = new Set((await tx.store.findMany({ where: { id: { in: storeIds } }, select: { id: true } })).map((s) => s.id));
   const subOrders = order.subOrders.filter((s) => known.has(s.storeId));
@@ -78,9 +83,15 @@ export async function createShipments(tx: Tx, deps: Deps, order: OrderCreated): 
 
 /** Remembers the payment (for a created event that comes later) and moves the order's shipments pending_payment → paid. */
 export async function markOrderPaid(tx: Tx, deps: Deps, order: OrderPaid): Promise<void> {
+  await lockOrder(tx, order.orderId);
   const paidAt = new Date(order.paidAt);
   await tx.paidOrder.createMany({ data: [{ orderId: order.orderId, paidAt }], skipDuplicates: true });
   await payShipments(tx, deps, order.orderId, paidAt);
+}
+
+/** Serialises the handlers of one order's events (created, paid, closed) for the rest of the transaction. */
+function lockOrder(tx: Tx, orderId: string): Promise<void> {
+  return lockKey(tx, `order:${orderId}`);
 }
 
 async function payShipments(tx: Tx, deps: Deps, orderId: string, paidAt: Date): Promise<void> {
