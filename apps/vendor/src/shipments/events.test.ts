@@ -4,6 +4,7 @@ import {
   adminShipmentBooked,
   checkoutOrderCreated,
   checkoutOrderPaid,
+  checkoutOrderStatusChanged,
   vendorBookingContext,
   vendorShipmentStatusChanged,
   type EventData,
@@ -31,6 +32,7 @@ afterAll(async () => {
 const CONSUMERS: Record<string, [string, StreamName]> = {
   [checkoutOrderCreated.type]: ['shipments-order-created', 'CHECKOUT'],
   [checkoutOrderPaid.type]: ['shipments-order-paid', 'CHECKOUT'],
+  [checkoutOrderStatusChanged.type]: ['shipments-order-closed', 'CHECKOUT'],
   [adminShipmentBooked.type]: ['shipments-booked', 'ADMIN'],
 };
 
@@ -52,6 +54,8 @@ function paid(order: OrderCreated): EventEnvelope<EventData<typeof checkoutOrder
     paidAt: '2026-04-01T10:00:00.000Z',
   });
 }
+const statusChanged = (order: OrderCreated, status: 'expired' | 'payment_failed' | 'cancelled' | 'paid') =>
+  envelope(checkoutOrderStatusChanged, { orderId: order.orderId, isB2b: false, status, previousStatus: 'pending_payment', changedAt: '2026-04-01T11:00:00.000Z' });
 const booked = (shipmentId: string, trackingUrl: string | null = null) =>
   envelope(adminShipmentBooked, { shipmentId, carrier: 'carrier_b', trackingNumber: 'BK-1', trackingUrl, bookedAt: new Date().toISOString() }, 'admin');
 
@@ -119,6 +123,42 @@ describe('checkout.order.paid', () => {
     const id = order.subOrders[0].subOrderId;
     expect(await shipmentRow(id)).toMatchObject({ status: 'paid' });
     expect((await eventsOf(id)).map((e) => [e.previousStatus, e.status])).toEqual([['pending_payment', 'paid']]);
+  });
+});
+
+describe('checkout.order.status_changed: an order closed unpaid', () => {
+  test.each(['expired', 'payment_failed', 'cancelled'] as const)('%s: its pending_payment shipments end cancelled, with a status event, once', async (status) => {
+    const neighbour = await givenStore(t);
+    const order = orderCreated([store.storeId, neighbour.storeId]);
+    await deliver(created(order));
+    const change = statusChanged(order, status);
+    await deliver(change);
+    for (const { subOrderId } of order.subOrders) {
+      expect(await shipmentRow(subOrderId)).toMatchObject({ status: 'cancelled', cancelledAt: new Date('2026-04-01T11:00:00.000Z'), cancelReason: `order ${status}` });
+      expect((await eventsOf(subOrderId)).map((e) => [e.previousStatus, e.status])).toEqual([['pending_payment', 'cancelled']]);
+    }
+    await deliver(change, true);
+    for (const { subOrderId } of order.subOrders) expect(await eventsOf(subOrderId)).toHaveLength(1);
+  });
+
+  test('handled before its order.created, the shipments start cancelled', async () => {
+    const order = orderCreated([store.storeId]);
+    await deliver(statusChanged(order, 'expired'));
+    await deliver(created(order));
+    const id = order.subOrders[0].subOrderId;
+    expect(await shipmentRow(id)).toMatchObject({ status: 'cancelled', cancelReason: 'order expired' });
+    expect((await eventsOf(id)).map((e) => [e.previousStatus, e.status])).toEqual([['pending_payment', 'cancelled']]);
+  });
+
+  test('other status changes, and a paid shipment, are left alone', async () => {
+    const order = orderCreated([store.storeId]);
+    await deliver(created(order));
+    await deliver(statusChanged(order, 'paid'));
+    const id = order.subOrders[0].subOrderId;
+    expect(await shipmentRow(id)).toMatchObject({ status: 'pending_payment' });
+    await deliver(paid(order));
+    await deliver(statusChanged(order, 'cancelled'));
+    expect(await shipmentRow(id)).toMatchObject({ status: 'paid' });
   });
 });
 

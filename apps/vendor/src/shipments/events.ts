@@ -1,5 +1,5 @@
 import { consumeWithInbox, type RunningConsumer } from '@pasar/bus';
-import { adminShipmentBooked, checkoutOrderCreated, checkoutOrderPaid, type EventData } from '@pasar/contracts';
+import { adminShipmentBooked, checkoutOrderCreated, checkoutOrderPaid, checkoutOrderStatusChanged, type EventData, type OrderStatus } from '@pasar/contracts';
 import { lockKey, now, type Tx, type VendorDeps } from '../deps';
 import type { VendorContext } from '../features';
 import { trackingUrlFor } from './rules';
@@ -8,14 +8,22 @@ import { transitionShipment } from './transition';
 type OrderCreated = EventData<typeof checkoutOrderCreated>;
 type OrderPaid = EventData<typeof checkoutOrderPaid>;
 type ShipmentBooked = EventData<typeof adminShipmentBooked>;
+type OrderStatusChanged = EventData<typeof checkoutOrderStatusChanged>;
+
+/** Parent order statuses that end an order unpaid: its shipments will never be paid. */
+export const CLOSED_UNPAID: readonly OrderStatus[] = ['expired', 'payment_failed', 'cancelled'];
 type Deps = Pick<VendorDeps, 'config' | 'clock'> & Pick<VendorContext, 'log'>;
 
-/** checkout.order.created → shipments; checkout.order.paid → paid; admin.shipment.booked → awaiting_pickup. */
+/**
+ * checkout.order.created → shipments; checkout.order.paid → paid; checkout.order.status_changed to
+ * expired / payment_failed / cancelled → unpaid shipments cancelled; admin.shipment.booked → awaiting_pickup.
+ */
 export function shipmentConsumers(ctx: VendorContext): RunningConsumer[] {
   const { bus, prisma } = ctx;
   return [
     consumeWithInbox(bus, { name: 'shipments-order-created', event: checkoutOrderCreated, db: prisma, handler: (order, { tx }) => createShipments(tx, ctx, order) }),
     consumeWithInbox(bus, { name: 'shipments-order-paid', event: checkoutOrderPaid, db: prisma, handler: (order, { tx }) => markOrderPaid(tx, ctx, order) }),
+    consumeWithInbox(bus, { name: 'shipments-order-closed', event: checkoutOrderStatusChanged, db: prisma, handler: (change, { tx }) => closeUnpaidOrder(tx, ctx, change) }),
     consumeWithInbox(bus, { name: 'shipments-booked', event: adminShipmentBooked, db: prisma, handler: (booking, { tx }) => applyBooking(tx, ctx, booking) }),
   ];
 }
@@ -79,6 +87,27 @@ export async function createShipments(tx: Tx, deps: Deps, order: OrderCreated): 
   });
   const paid = await tx.paidOrder.findUnique({ where: { orderId: order.orderId } });
   if (paid) await payShipments(tx, deps, order.orderId, paid.paidAt);
+  const closed = await tx.closedOrder.findUnique({ where: { orderId: order.orderId } });
+  if (closed) await closeShipments(tx, deps, order.orderId, closed.status, closed.closedAt);
+}
+
+/**
+ * checkout closed the order unpaid (expired, payment_failed, cancelled): remembers it (for a created
+ * event that comes later) and cancels its pending_payment shipments, with a status event each.
+ * Other status changes are not vendor's business here.
+ */
+export async function closeUnpaidOrder(tx: Tx, deps: Deps, change: OrderStatusChanged): Promise<void> {
+  if (!CLOSED_UNPAID.includes(change.status)) return;
+  await lockOrder(tx, change.orderId);
+  const closedAt = new Date(change.changedAt);
+  await tx.closedOrder.createMany({ data: [{ orderId: change.orderId, status: change.status, closedAt }], skipDuplicates: true });
+  await closeShipments(tx, deps, change.orderId, change.status, closedAt);
+}
+
+async function closeShipments(tx: Tx, deps: Deps, orderId: string, status: string, closedAt: Date): Promise<void> {
+  const pending = await tx.shipment.findMany({ where: { orderId, status: 'pending_payment' }, select: { id: true }, orderBy: { id: 'asc' } });
+  const at = now(deps);
+  for (const { id } of pending) await transitionShipment(tx, { id }, 'close', { cancelledAt: closedAt, cancelReason: `order ${status}` }, at);
 }
 
 /** Remembers the payment (for a created event that comes later) and moves the order's shipments pending_payment → paid. */
