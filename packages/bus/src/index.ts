@@ -37,5 +37,6 @@ export {
   type TransactionalDb,
 } from './consumer';
 export { BUS_MIGRATIONS, migrateServiceSchema } from './migrations';
+export { pruneBusTables, startBusPruning, type PruneOptions, type PruneResult } from './pruning';
 export { serveRpc, callRpc, DEFAULT_RPC_TIMEOUT_MS, type RpcContext } from './rpc';
 export { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';

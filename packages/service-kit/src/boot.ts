@@ -1,5 +1,5 @@
 import type { Subscription } from '@nats-io/transport-node';
-import { Bus, OutboxRelay, ensureStreams, migrateServiceSchema, type RunningConsumer } from '@pasar/bus';
+import { Bus, OutboxRelay, ensureStreams, migrateServiceSchema, startBusPruning, type RawSql, type RunningConsumer } from '@pasar/bus';
 import { schemaFromUrl } from '@pasar/db';
 import type { Router } from 'express';
 import { Gauge } from 'prom-client';
@@ -11,6 +11,7 @@ import { createService, type RunningServer, type Service, type ServiceOptions } 
 /** What a Prisma client offers that the kit needs (structural: every service's client fits). */
 export interface PrismaLike {
   $queryRawUnsafe(query: string): Promise<unknown>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
   $disconnect(): Promise<void>;
 }
 
@@ -78,7 +79,15 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
   relay.start();
   const consumers = options.consumers?.(ctx) ?? [];
   const subscriptions = options.rpc?.(ctx) ?? [];
-  const workers = options.workers?.(ctx) ?? [];
+  const workers = [
+    ...(options.workers?.(ctx) ?? []),
+    startBusPruning(prisma as PrismaLike & RawSql, {
+      outboxRetentionMs: config.OUTBOX_RETENTION,
+      inboxRetentionMs: config.INBOX_RETENTION,
+      intervalMs: config.BUS_PRUNE_INTERVAL,
+      log,
+    }),
+  ];
   await options.beforeListen?.(ctx);
 
   const service = createService({
