@@ -265,33 +265,39 @@ describe('consumers', () => {
     await second.close();
   });
 
-  test('a failing handler is redelivered with backoff, then parked after maxDeliver', async () => {
+  test('a failing handler is redelivered with backoff, past any old delivery limit, until it succeeds; nothing parked', async () => {
     const attempts = new Map<string, number>();
+    let broken = true;
     const c = consume(t.bus, {
       name: 'flaky',
       event: identityUserUpserted,
-      backoffMs: [100, 200],
-      maxDeliver: 3,
+      backoffMs: [20, 50],
       parking: prisma,
       handler: async (data) => {
+        if (!data.email.endsWith('@flaky.test')) return;
         const n = (attempts.get(data.email) ?? 0) + 1;
         attempts.set(data.email, n);
-        if (data.email.startsWith('poison') || n < 2) throw new Error(`boom ${n}`);
+        if (data.email.startsWith('stubborn') ? broken : n < 2) throw new Error(`boom ${n}`);
       },
     });
     running.push(c);
     await c.ready;
     const subject = t.bus.naming.subject(identityUserUpserted.type);
-    const good = envelopeOf({ ...userEvent(1), email: 'flaky@example.test' });
-    const poison = envelopeOf({ ...userEvent(2), email: 'poison@example.test' });
+    const good = envelopeOf({ ...userEvent(1), email: 'once@flaky.test' });
+    const stubborn = envelopeOf({ ...userEvent(2), email: 'stubborn@flaky.test' });
     await t.bus.js.publish(subject, JSON.stringify(good), { msgID: good.id });
-    await t.bus.js.publish(subject, JSON.stringify(poison), { msgID: poison.id });
-    await waitFor(async () => (await prisma.parkedMessage.count({ where: { eventId: poison.id } })) === 1, 15000);
-    expect(attempts.get('flaky@example.test')).toBe(2);
-    expect(attempts.get('poison@example.test')).toBe(3);
-    const parked = await prisma.parkedMessage.findFirstOrThrow({ where: { eventId: poison.id } });
-    expect(parked.deliveries).toBe(3);
-    expect(parked.error).toContain('boom 3');
+    await t.bus.js.publish(subject, JSON.stringify(stubborn), { msgID: stubborn.id });
+    await waitFor(() => (attempts.get('stubborn@flaky.test') ?? 0) >= 10, 15000);
+    expect(attempts.get('once@flaky.test')).toBe(2);
+    expect(await prisma.parkedMessage.count({ where: { eventId: { in: [good.id, stubborn.id] } } })).toBe(0);
+    broken = false;
+    const before = attempts.get('stubborn@flaky.test')!;
+    await waitFor(async () => {
+      const info = await (await t.bus.jsm).consumers.info(t.bus.naming.stream('IDENTITY'), t.bus.naming.durable(t.bus.service, 'flaky'));
+      return info.num_ack_pending === 0 && info.num_pending === 0;
+    }, 15000);
+    expect(attempts.get('stubborn@flaky.test')).toBeGreaterThan(before);
+    expect(await prisma.parkedMessage.count({ where: { eventId: { in: [good.id, stubborn.id] } } })).toBe(0);
   });
 
   test('a malformed message is parked at its first delivery, not retried', async () => {

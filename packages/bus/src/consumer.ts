@@ -31,15 +31,12 @@ export interface ConsumerOptions<E extends EventContract> {
   /** Durable name within the service, e.g. `user-replica`. */
   name: string;
   event: E;
-  /** Pauses between redeliveries after a failure (ms); the last one repeats for as long as it takes. */
-  backoffMs?: number[];
   /**
-   * Give up after this many deliveries and park the message. Unset (the default): a failing
-   * handler is retried for as long as it takes, because an infrastructure error (database down)
-   * must never drop a message. Only for a handler whose failure is itself an answer (notifier: an
-   * SMTP server that keeps refusing).
+   * Pauses between redeliveries after a failure (ms); the last one repeats for as long as it takes:
+   * an infrastructure error (database down) must never drop a message. A handler whose failure is
+   * itself an answer (notifier: an SMTP server that keeps refusing) throws PermanentFailure.
    */
-  maxDeliver?: number;
+  backoffMs?: number[];
   /** The dead-letter table (the service's `parked_message`) for messages that can never succeed. */
   parking?: ParkingDb;
   handler: (data: EventData<E>, ctx: MessageContext) => Promise<void>;
@@ -80,8 +77,6 @@ export interface RunningConsumer {
  */
 export function consume<E extends EventContract>(bus: Bus, options: ConsumerOptions<E>): RunningConsumer {
   const backoff = options.backoffMs?.length ? options.backoffMs : DEFAULT_BACKOFF_MS;
-  const maxDeliver = options.maxDeliver;
-  if (maxDeliver !== undefined && maxDeliver < 1) throw new Error(`maxDeliver (${maxDeliver}) must be at least 1`);
   const durable = bus.naming.durable(bus.service, options.name);
   const stream = bus.naming.stream(streamOf(options.event.type));
   let messages: ConsumerMessages | undefined;
@@ -94,7 +89,7 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: bus.naming.subject(options.event.type),
-    // The server never gives up on a message: retries are ours to count (maxDeliver) or not.
+    // The server never gives up on a message: only a handler's PermanentFailure or invalid data parks one.
     max_deliver: UNLIMITED,
     // No server-side `backoff`: the server would use its first entry as the ack wait and
     // redeliver a slow handler's message while it still runs. Failures are nak'ed with the
@@ -153,7 +148,6 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
       msg.ack();
     } catch (err) {
       if (err instanceof PermanentFailure) return park(msg, envelope, err);
-      if (maxDeliver !== undefined && deliveryCount >= maxDeliver) return park(msg, envelope, err);
       const delay = delayFor(deliveryCount);
       bus.log
         .child({ consumer: durable, eventId: envelope.id, deliveryCount })
