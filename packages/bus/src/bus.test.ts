@@ -173,6 +173,25 @@ describe('outbox dead letters', () => {
     await prisma.$executeRawUnsafe('DELETE FROM outbox_dead_letter');
   });
 
+  test('a row just under max_payload whose headers push it over is refused by the client and parked too', async () => {
+    const { seen, consumer } = collect('after-edge');
+    await consumer.ready;
+    const maxPayload = t.bus.nc.info!.max_payload;
+    const id = randomUUID();
+    const base = envelopeOf({ ...userEvent(320), fullName: '' }, id);
+    const padding = maxPayload - 20 - JSON.stringify(base).length;
+    await insertRawOutboxRow(id, { ...base, data: { ...base.data, fullName: 'x'.repeat(padding) } });
+    const after = userEvent(321);
+    await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, after, { source: 'test' }));
+    startRelay();
+    await waitFor(() => seen.includes(after.email), 15000);
+    const dead = await listOutboxDeadLetters(prisma);
+    expect(dead.map((d) => d.id)).toEqual([id]);
+    // our own size check let it through (the body fits); the client's check on body + headers refused it
+    expect(dead[0].error).toMatch(/^InvalidArgumentError: .*max_payload/);
+    await prisma.$executeRawUnsafe('DELETE FROM outbox_dead_letter');
+  });
+
   test('a replayed dead letter whose cause is gone is published with its original event id', async () => {
     const { seen, consumer } = collect('replayed');
     await consumer.ready;
