@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { assertNoDrift, checkDrift, createTestSchema, migrate, readDatamodel } from '@pasar/db';
+import { migrateServiceSchema } from '@pasar/bus';
+import { assertNoDrift, checkDrift, createTestSchema, readDatamodel } from '@pasar/db';
 import { MIGRATIONS_DIR } from './db';
 
 describe('identity schema', () => {
@@ -7,7 +8,7 @@ describe('identity schema', () => {
   afterAll(() => db.drop());
 
   it('migrations create what the Prisma schema declares (no drift)', async () => {
-    const { applied } = await migrate({ databaseUrl: db.databaseUrl, migrationsDir: MIGRATIONS_DIR });
+    const { applied } = await migrateServiceSchema({ databaseUrl: db.databaseUrl, migrationsDir: MIGRATIONS_DIR });
     expect(applied.length).toBeGreaterThan(0);
     const datamodel = readDatamodel(path.join(__dirname, 'generated', 'prisma'));
     expect(datamodel.models.map((m) => m.dbName ?? m.name).sort()).toEqual(['inbox', 'outbox', 'parked_message', 'sessions', 'users']);
@@ -16,7 +17,7 @@ describe('identity schema', () => {
   });
 
   it('migrating again applies nothing', async () => {
-    const { applied } = await migrate({ databaseUrl: db.databaseUrl, migrationsDir: MIGRATIONS_DIR });
+    const { applied } = await migrateServiceSchema({ databaseUrl: db.databaseUrl, migrationsDir: MIGRATIONS_DIR });
     expect(applied).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { assertNoDrift, checkDrift, createPrisma, createTestSchema, migrate, readDatamodel, type TestSchema } from '@pasar/db';
+import { migrateServiceSchema } from '@pasar/bus';
+import { assertNoDrift, checkDrift, createPrisma, createTestSchema, readDatamodel, type TestSchema } from '@pasar/db';
 import { MIGRATIONS_DIR } from '../src/app';
 import { PrismaClient } from '../src/generated/prisma/client';
 
@@ -17,9 +18,9 @@ afterAll(async () => {
 
 describe('notifier schema', () => {
   it('migrates a fresh schema, and a second run applies nothing', async () => {
-    const first = await migrate({ databaseUrl: db.databaseUrl, migrationsDir: MIGRATIONS_DIR });
+    const first = await migrateServiceSchema({ databaseUrl: db.databaseUrl, migrationsDir: MIGRATIONS_DIR });
     expect(first.applied.length).toBeGreaterThan(0);
-    const second = await migrate({ databaseUrl: db.databaseUrl, migrationsDir: MIGRATIONS_DIR });
+    const second = await migrateServiceSchema({ databaseUrl: db.databaseUrl, migrationsDir: MIGRATIONS_DIR });
     expect(second.applied).toEqual([]);
   });
 

@@ -31,10 +31,13 @@ export interface ConsumerOptions<E extends EventContract> {
   /** Durable name within the service, e.g. `user-replica`. */
   name: string;
   event: E;
-  /** Pauses between redeliveries after a failure (ms). `maxDeliver` must exceed its length. */
+  /**
+   * Pauses between redeliveries after a failure (ms); the last one repeats for as long as it takes:
+   * an infrastructure error (database down) must never drop a message. A handler whose failure is
+   * itself an answer (notifier: an SMTP server that keeps refusing) throws PermanentFailure.
+   */
   backoffMs?: number[];
-  maxDeliver?: number;
-  /** Where poison messages are parked after `maxDeliver` (the service's own table). */
+  /** The dead-letter table (the service's `parked_message`) for messages that can never succeed. */
   parking?: ParkingDb;
   handler: (data: EventData<E>, ctx: MessageContext) => Promise<void>;
 }
@@ -45,9 +48,19 @@ export interface InboxConsumerOptions<E extends EventContract, TTx extends Inbox
   handler: (data: EventData<E>, ctx: MessageContext & { tx: TTx }) => Promise<void>;
 }
 
-export const DEFAULT_BACKOFF_MS = [1000, 5000, 30000, 120000];
-export const DEFAULT_MAX_DELIVER = 6;
+/**
+ * Thrown by a handler that refuses a message for good (it can never succeed, e.g. it names
+ * something that cannot exist): the message is parked in the dead-letter table, not retried.
+ * Any other error is taken as transient and retried with backoff, without limit.
+ */
+export class PermanentFailure extends Error {
+  override readonly name = 'PermanentFailure';
+}
+
+export const DEFAULT_BACKOFF_MS = [1000, 2000, 5000, 10000, 30000];
 const ACK_WAIT_MS = 30_000;
+/** JetStream's "no limit" for max_deliver. */
+const UNLIMITED = -1;
 
 export interface RunningConsumer {
   stop(): Promise<void>;
@@ -56,14 +69,14 @@ export interface RunningConsumer {
 }
 
 /**
- * A durable JetStream pull consumer with explicit ack. Failures are nak'ed with the backoff
- * delay; after `maxDeliver` deliveries the message is parked and terminated. Instances of one
- * service share the durable, so work is split between them.
+ * A durable JetStream pull consumer with explicit ack. A message that fails validation, or whose
+ * handler throws `PermanentFailure`, is parked (dead-letter table) and terminated; any other
+ * failure is nak'ed with the backoff delay and redelivered until it succeeds (max_deliver is
+ * unlimited). If parking itself fails (database down) the message is nak'ed, never terminated.
+ * Instances of one service share the durable, so work is split between them.
  */
 export function consume<E extends EventContract>(bus: Bus, options: ConsumerOptions<E>): RunningConsumer {
-  const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-  const maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER;
-  if (maxDeliver <= backoff.length) throw new Error(`maxDeliver (${maxDeliver}) must exceed the backoff length (${backoff.length})`);
+  const backoff = options.backoffMs?.length ? options.backoffMs : DEFAULT_BACKOFF_MS;
   const durable = bus.naming.durable(bus.service, options.name);
   const stream = bus.naming.stream(streamOf(options.event.type));
   let messages: ConsumerMessages | undefined;
@@ -76,19 +89,56 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: bus.naming.subject(options.event.type),
-    max_deliver: maxDeliver,
+    // The server never gives up on a message: only a handler's PermanentFailure or invalid data parks one.
+    max_deliver: UNLIMITED,
     // No server-side `backoff`: the server would use its first entry as the ack wait and
     // redeliver a slow handler's message while it still runs. Failures are nak'ed with the
     // backoff delay instead; ack_wait only covers a consumer that died mid-message.
     ack_wait: nanos(ACK_WAIT_MS),
   };
+  const delayFor = (deliveryCount: number) => backoff[Math.min(deliveryCount - 1, backoff.length - 1)];
+
+  /** Parks the message and terminates it; if the dead-letter insert fails, nak (try again later). */
+  const park = async (msg: JsMsg, envelope: EventEnvelope | undefined, err: unknown): Promise<void> => {
+    const deliveryCount = msg.info.deliveryCount;
+    const log = bus.log.child({ consumer: durable, eventId: envelope?.id, deliveryCount });
+    if (!options.parking) {
+      log.error({ err }, 'message can never succeed and this consumer has no dead-letter table; terminating it');
+      msg.term(String(err).slice(0, 200));
+      return;
+    }
+    try {
+      await options.parking.parkedMessage.create({
+        data: {
+          consumer: durable,
+          eventId: envelope?.id ?? String(msg.seq),
+          subject: msg.subject,
+          payload: msg.string(),
+          error: String(err).slice(0, 2000),
+          deliveries: deliveryCount,
+        },
+      });
+    } catch (parkErr) {
+      const delay = delayFor(deliveryCount);
+      log.error({ err: String(err), parkErr: String(parkErr), retryInMs: delay }, 'could not park message; will redeliver');
+      msg.nak(delay);
+      return;
+    }
+    log.error({ err }, 'message can never succeed; parked in the dead-letter table');
+    msg.term(String(err).slice(0, 200));
+  };
 
   const handle = async (msg: JsMsg): Promise<void> => {
     const deliveryCount = msg.info.deliveryCount;
     let envelope: EventEnvelope | undefined;
+    let data: EventData<E>;
     try {
       envelope = eventEnvelopeSchema.parse(msg.json()) as EventEnvelope;
-      const data = options.event.data.parse(envelope.data) as EventData<E>;
+      data = options.event.data.parse(envelope.data) as EventData<E>;
+    } catch (err) {
+      return park(msg, envelope, err);
+    }
+    try {
       const keepAlive = setInterval(() => msg.working(), ACK_WAIT_MS / 3);
       try {
         await options.handler(data, { envelope, requestId: msg.headers?.get(REQUEST_ID_HEADER) || undefined, deliveryCount });
@@ -97,29 +147,12 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
       }
       msg.ack();
     } catch (err) {
-      const log = bus.log.child({ consumer: durable, eventId: envelope?.id, deliveryCount });
-      if (deliveryCount >= maxDeliver) {
-        log.error({ err }, 'message failed its last delivery; parking it');
-        try {
-          await options.parking?.parkedMessage.create({
-            data: {
-              consumer: durable,
-              eventId: envelope?.id ?? String(msg.seq),
-              subject: msg.subject,
-              payload: msg.string(),
-              error: String(err).slice(0, 2000),
-              deliveries: deliveryCount,
-            },
-          });
-        } catch (parkErr) {
-          log.error({ err: parkErr }, 'could not park message');
-        }
-        msg.term(String(err).slice(0, 200));
-      } else {
-        const delay = backoff[Math.min(deliveryCount - 1, backoff.length - 1)] ?? 1000;
-        log.warn({ err: String(err), retryInMs: delay }, 'message handler failed; will redeliver');
-        msg.nak(delay);
-      }
+      if (err instanceof PermanentFailure) return park(msg, envelope, err);
+      const delay = delayFor(deliveryCount);
+      bus.log
+        .child({ consumer: durable, eventId: envelope.id, deliveryCount })
+        .warn({ err: String(err), retryInMs: delay }, 'message handler failed; will redeliver');
+      msg.nak(delay);
     }
   };
 

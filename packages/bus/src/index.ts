@@ -1,12 +1,33 @@
 export { Bus, REQUEST_ID_HEADER, type BusOptions } from './bus';
 export { Naming } from './naming';
 export { ensureStreams, deleteNamespaceStreams } from './streams';
-export { enqueueEvent, enqueueEvents, OutboxRelay, stripSchema, type OutboxTx, type EnqueueOptions } from './outbox';
+export {
+  enqueueEvent,
+  enqueueEvents,
+  isUnpublishable,
+  OutboxRelay,
+  stripSchema,
+  UnpublishableError,
+  type OutboxTx,
+  type EnqueueOptions,
+  type OutboxRelayOptions,
+} from './outbox';
+export {
+  countDeadLetters,
+  listOutboxDeadLetters,
+  listParkedMessages,
+  replayOutboxDeadLetter,
+  replayParkedMessage,
+  type DeadLetterPage,
+  type OutboxDeadLetter,
+  type ParkedMessageRow,
+  type RawSql,
+} from './dead-letters';
 export {
   consume,
   consumeWithInbox,
   DEFAULT_BACKOFF_MS,
-  DEFAULT_MAX_DELIVER,
+  PermanentFailure,
   type ConsumerOptions,
   type InboxConsumerOptions,
   type InboxTx,
@@ -15,5 +36,7 @@ export {
   type RunningConsumer,
   type TransactionalDb,
 } from './consumer';
+export { BUS_MIGRATIONS, migrateServiceSchema } from './migrations';
+export { pruneBusTables, startBusPruning, type PruneOptions, type PruneResult } from './pruning';
 export { serveRpc, callRpc, DEFAULT_RPC_TIMEOUT_MS, type RpcContext } from './rpc';
 export { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';

@@ -69,6 +69,28 @@ export interface OutboxRelayOptions {
   /** Backstop poll when no NOTIFY arrives. */
   pollMs?: number;
   batchSize?: number;
+  /** Called for each row moved to `outbox_dead_letter` (a metric counts them). */
+  onParked?: (eventId: string, err: unknown) => void;
+}
+
+/** An outbox row that can never be published as it is (too large, invalid). */
+export class UnpublishableError extends Error {
+  override readonly name = 'UnpublishableError';
+}
+
+/**
+ * Whether a publish failure is about the row itself (parking it is the only way on) rather than
+ * about NATS being away (then the relay keeps the row and retries in order). The client refuses a
+ * payload over `max_payload` or an invalid subject before sending; JetStream refuses a message
+ * larger than the stream allows.
+ */
+export function isUnpublishable(err: unknown): boolean {
+  if (err instanceof UnpublishableError) return true;
+  if (!(err instanceof Error)) return false;
+  if (err.name === 'InvalidSubjectError') return true;
+  if (err.name === 'InvalidArgumentError' && /max_payload|payload|subject/i.test(err.message)) return true;
+  if (err.name === 'JetStreamApiError' && /message size exceeds|maximum.*size|invalid/i.test(err.message)) return true;
+  return false;
 }
 
 interface OutboxRow {
@@ -81,7 +103,9 @@ interface OutboxRow {
 /**
  * Publishes unpublished outbox rows in order. Woken by LISTEN/NOTIFY, polled as a backstop;
  * one relay at a time per schema (transaction advisory lock), so order holds across instances.
- * While NATS is down it keeps the rows and retries with a growing pause.
+ * While NATS is down it keeps the rows and retries with a growing pause, in order; a row that can
+ * never be published (too large for NATS, refused, invalid) is moved to `outbox_dead_letter` with
+ * its error and the relay goes on with the next one.
  */
 export class OutboxRelay {
   private readonly pool: pg.Pool;
@@ -90,6 +114,7 @@ export class OutboxRelay {
   private wake?: () => void;
   private loopDone?: Promise<void>;
   private readonly table: string;
+  private readonly deadLetterTable: string;
   private readonly lockKey: string;
 
   constructor(private readonly options: OutboxRelayOptions) {
@@ -97,6 +122,7 @@ export class OutboxRelay {
     this.pool = new pg.Pool({ connectionString: stripSchema(options.databaseUrl), max: 2 });
     this.pool.on('error', (err) => options.bus.log.warn({ err }, 'outbox pool error'));
     this.table = `"${options.schema}"."outbox"`;
+    this.deadLetterTable = `"${options.schema}"."outbox_dead_letter"`;
     this.lockKey = `outbox:${options.schema}`;
   }
 
@@ -115,13 +141,13 @@ export class OutboxRelay {
     await this.pool.end();
   }
 
-  /** Publishes what is pending now; returns how many rows were published. */
+  /** Publishes what is pending now (parking what can never go out); returns how many rows were published. */
   async flush(): Promise<number> {
     let total = 0;
     for (;;) {
-      const n = await this.publishBatch();
-      total += n;
-      if (n < (this.options.batchSize ?? 200)) return total;
+      const { published, handled } = await this.publishBatch();
+      total += published;
+      if (handled < (this.options.batchSize ?? 200)) return total;
     }
   }
 
@@ -168,14 +194,14 @@ export class OutboxRelay {
     }
   }
 
-  private async publishBatch(): Promise<number> {
+  private async publishBatch(): Promise<{ published: number; handled: number }> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
       const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [this.lockKey]);
       if (!lock.rows[0].ok) {
         await client.query('ROLLBACK');
-        return 0;
+        return { published: 0, handled: 0 };
       }
       const { rows } = await client.query<OutboxRow>(
         `SELECT id, type, payload, headers FROM ${this.table} WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
@@ -183,14 +209,28 @@ export class OutboxRelay {
       );
       const published: string[] = [];
       let failure: unknown;
+      let parked = 0;
       for (const row of rows) {
         try {
           await this.publish(row);
           published.push(row.id);
         } catch (err) {
+          if (isUnpublishable(err)) {
+            // it can never go out: park it with its error and go on with the next row
+            await client.query(
+              `WITH dead AS (DELETE FROM ${this.table} WHERE id = $1 RETURNING id, seq, type, payload, headers, created_at)
+               INSERT INTO ${this.deadLetterTable} (id, seq, type, payload, headers, created_at, error)
+               SELECT id, seq, type, payload, headers, created_at, $2 FROM dead ON CONFLICT (id) DO NOTHING`,
+              [row.id, String(err).slice(0, 2000)],
+            );
+            this.options.bus.log.error({ eventId: row.id, type: row.type, err: String(err) }, 'outbox row can never be published; parked in outbox_dead_letter');
+            this.options.onParked?.(row.id, err);
+            parked += 1;
+            continue;
+          }
           failure = err;
           await client.query(`UPDATE ${this.table} SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [row.id, String(err).slice(0, 500)]);
-          break; // keep order: nothing after a failed row goes out before it
+          break; // a transient failure (NATS down): nothing after this row goes out before it
         }
       }
       if (published.length) {
@@ -198,7 +238,7 @@ export class OutboxRelay {
       }
       await client.query('COMMIT');
       if (failure) throw failure;
-      return published.length;
+      return { published: published.length, handled: published.length + parked };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
@@ -210,7 +250,12 @@ export class OutboxRelay {
   private async publish(row: OutboxRow): Promise<void> {
     const { bus } = this.options;
     const h = bus.headers(row.headers[REQUEST_ID_HEADER]);
-    await bus.js.publish(bus.naming.subject(row.type), JSON.stringify(row.payload), {
+    const body = JSON.stringify(row.payload);
+    const maxPayload = bus.nc.info?.max_payload;
+    if (maxPayload !== undefined && Buffer.byteLength(body) > maxPayload) {
+      throw new UnpublishableError(`event of ${Buffer.byteLength(body)} bytes exceeds the NATS max_payload of ${maxPayload} bytes`);
+    }
+    await bus.js.publish(bus.naming.subject(row.type), body, {
       msgID: row.id,
       headers: h,
       timeout: 2000,

@@ -9,8 +9,8 @@ export {
 } from './url';
 export { createPrisma, createPrismaAdapter } from './prisma';
 export type { PrismaClientClass, PrismaClientOptionsWithAdapter } from './prisma';
-export { MIGRATIONS_TABLE, migrate, migrationChecksum, migrationLockKey, readMigrations } from './migrate';
-export type { MigrateLogger, MigrateOptions, MigrateResult, MigrationFile } from './migrate';
+export { MIGRATIONS_TABLE, PREVIOUS_CHECKSUMS_FILE, migrate, migrationChecksum, migrationLockKey, readMigrations } from './migrate';
+export type { MigrateLogger, MigrateOptions, MigrateResult, MigrationFile, MigrationSet } from './migrate';
 export { DATAMODEL_FILE, readDatamodel } from './datamodel';
 export type { DatamodelEnum, DatamodelField, DatamodelModel, PrismaDatamodel } from './datamodel';
 export { assertNoDrift, checkDrift } from './drift';

@@ -14,7 +14,18 @@ export interface MigrateOptions {
   databaseUrl: string;
   /** Folder holding `<YYYYMMDDHHMMSS>_<name>/migration.sql` folders (Prisma's layout). */
   migrationsDir: string;
+  /**
+   * Migration sets applied before `migrationsDir`'s, in this order, into the same schema (e.g. the
+   * messaging tables of @pasar/bus). Each is recorded as `<name>:<folder>` in `_prisma_migrations`.
+   */
+  before?: MigrationSet[];
   logger?: MigrateLogger;
+}
+
+/** A folder of migrations owned by a package rather than the service, e.g. `{ name: 'bus', migrationsDir }`. */
+export interface MigrationSet {
+  name: string;
+  migrationsDir: string;
 }
 
 export interface MigrateResult {
@@ -27,7 +38,16 @@ export interface MigrationFile {
   name: string;
   sql: string;
   checksum: string;
+  /**
+   * Checksums of earlier contents of this migration that databases may have recorded and that are
+   * still accepted (read from `previous-checksums` in the folder, one sha256 per line, `#` comments).
+   * Only for a reviewed move of SQL elsewhere (the bus tables moved to @pasar/bus); the recorded
+   * checksum is then updated to the current one.
+   */
+  previousChecksums: string[];
 }
+
+export const PREVIOUS_CHECKSUMS_FILE = 'previous-checksums';
 
 interface MigrationRow {
   migration_name: string;
@@ -73,9 +93,31 @@ export async function readMigrations(migrationsDir: string): Promise<MigrationFi
     } catch (error) {
       throw new Error(`migration "${name}" has no readable migration.sql (${file})`, { cause: error });
     }
-    migrations.push({ name, sql: content.toString('utf8'), checksum: migrationChecksum(content) });
+    migrations.push({
+      name,
+      sql: content.toString('utf8'),
+      checksum: migrationChecksum(content),
+      previousChecksums: await readPreviousChecksums(path.join(migrationsDir, name, PREVIOUS_CHECKSUMS_FILE)),
+    });
   }
   return migrations;
+}
+
+async function readPreviousChecksums(file: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim())
+    .filter((line) => line !== '')
+    .map((line) => {
+      if (!/^[0-9a-f]{64}$/.test(line)) throw new Error(`${file}: "${line}" is not a sha256 checksum`);
+      return line;
+    });
 }
 
 function describePgError(error: unknown): string {
@@ -107,7 +149,12 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   const schema = assertSchemaName(schemaFromUrl(databaseUrl));
   const qSchema = quoteIdent(schema);
   const table = `${qSchema}.${quoteIdent(MIGRATIONS_TABLE)}`;
-  const migrations = await readMigrations(migrationsDir);
+  const migrations: MigrationFile[] = [];
+  for (const set of options.before ?? []) {
+    if (!/^[a-z][a-z0-9_-]*$/.test(set.name)) throw new Error(`bad migration set name "${set.name}"`);
+    migrations.push(...(await readMigrations(set.migrationsDir)).map((m) => ({ ...m, name: `${set.name}:${m.name}` })));
+  }
+  migrations.push(...(await readMigrations(migrationsDir)));
 
   const client = new Client({ connectionString: connectionStringWithoutSchema(databaseUrl) });
   // A connection dropped while idle must not crash the process; the pending query rejects anyway.
@@ -174,7 +221,14 @@ async function migrateLocked(client: Client, run: LockedRun): Promise<MigrateRes
         `migration "${row.migration_name}" is recorded as applied in schema "${schema}" but its folder is missing from the migrations directory`,
       );
     }
-    if (file.checksum !== row.checksum) {
+    if (file.checksum !== row.checksum && file.previousChecksums.includes(row.checksum)) {
+      await client.query(`UPDATE ${table} SET checksum = $2 WHERE migration_name = $1 AND checksum = $3`, [
+        row.migration_name,
+        file.checksum,
+        row.checksum,
+      ]);
+      logger?.info(`schema "${schema}": ${row.migration_name} had an accepted earlier content; recorded its current checksum`);
+    } else if (file.checksum !== row.checksum) {
       throw new Error(
         `migration "${row.migration_name}" was modified after it was applied to schema "${schema}" ` +
           `(checksum ${row.checksum} recorded, ${file.checksum} on disk): never edit an applied migration, add a new one`,

@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { migrate, migrationLockKey, readMigrations } from '../src';
 import { Schemas, addMigration, fixtureMigrationNames, fixtureMigrationsDir, sha256OfFile, withClient } from './helpers';
@@ -137,6 +138,51 @@ describe('migrate', () => {
       /migration "20250101000000_customers" was modified after it was applied/,
     );
     expect(await tableExists(edited.databaseUrl, edited.schema, 'never_applied')).toBe(false);
+  });
+
+  it('accepts an earlier content listed in previous-checksums and records the current checksum; any other edit is still refused', async () => {
+    const moved = schemas.create();
+    const dir = await schemas.copyMigrations();
+    await migrate({ databaseUrl: moved.databaseUrl, migrationsDir: dir });
+    const file = path.join(dir, '20250101000000_customers', 'migration.sql');
+    const before = await sha256OfFile(file);
+    await fs.appendFile(file, '\n-- part of this SQL moved to a shared migration set\n');
+    await fs.writeFile(
+      path.join(dir, '20250101000000_customers', 'previous-checksums'),
+      `# the content before the move\n${before}\n`,
+    );
+    const messages: string[] = [];
+    const result = await migrate({ databaseUrl: moved.databaseUrl, migrationsDir: dir, logger: { info: (m) => messages.push(m) } });
+    expect(result.applied).toEqual([]);
+    expect(messages[0]).toMatch(/20250101000000_customers had an accepted earlier content/);
+    const rows = await migrationRows(moved.databaseUrl, moved.schema);
+    expect(rows.find((r) => r.migration_name === '20250101000000_customers')!.checksum).toBe(await sha256OfFile(file));
+
+    await fs.appendFile(file, '\n-- an edit nobody listed\n');
+    await expect(migrate({ databaseUrl: moved.databaseUrl, migrationsDir: dir })).rejects.toThrow(
+      /migration "20250101000000_customers" was modified after it was applied/,
+    );
+  });
+
+  it('applies the `before` sets first, recorded as <set>:<folder>, then the own migrations; later ones of a set are applied too', async () => {
+    const shared = schemas.create();
+    const busDir = await fs.mkdtemp(path.join(tmpdir(), 'bus-migrations-'));
+    await addMigration(busDir, '20990101000000_messages', 'CREATE TABLE IF NOT EXISTS "message" ("id" INTEGER);');
+    const first = await migrate({ databaseUrl: shared.databaseUrl, migrationsDir: fixtureMigrationsDir, before: [{ name: 'bus', migrationsDir: busDir }] });
+    // the set's folder sorts after the service's by date, yet it goes first
+    expect(first.applied).toEqual(['bus:20990101000000_messages', ...fixtureMigrationNames]);
+    expect(await tableExists(shared.databaseUrl, shared.schema, 'message')).toBe(true);
+
+    await addMigration(busDir, '20990102000000_more', 'ALTER TABLE "message" ADD COLUMN "body" TEXT;');
+    const second = await migrate({ databaseUrl: shared.databaseUrl, migrationsDir: fixtureMigrationsDir, before: [{ name: 'bus', migrationsDir: busDir }] });
+    expect(second.applied).toEqual(['bus:20990102000000_more']);
+    // without the set, its recorded migrations have no folder: refused rather than silently ignored
+    await expect(migrate({ databaseUrl: shared.databaseUrl, migrationsDir: fixtureMigrationsDir })).rejects.toThrow(
+      /migration "bus:20990101000000_messages" is recorded as applied .* but its folder is missing/,
+    );
+    await expect(
+      migrate({ databaseUrl: shared.databaseUrl, migrationsDir: fixtureMigrationsDir, before: [{ name: 'Bad Name', migrationsDir: busDir }] }),
+    ).rejects.toThrow(/bad migration set name/);
   });
 
   it("refuses to run when an applied migration's folder is missing, naming it", async () => {

@@ -1,7 +1,8 @@
 import type { Subscription } from '@nats-io/transport-node';
-import { Bus, OutboxRelay, ensureStreams, type RunningConsumer } from '@pasar/bus';
-import { migrate, schemaFromUrl } from '@pasar/db';
+import { Bus, OutboxRelay, ensureStreams, migrateServiceSchema, startBusPruning, type RawSql, type RunningConsumer } from '@pasar/bus';
+import { schemaFromUrl } from '@pasar/db';
 import type { Router } from 'express';
+import { Gauge } from 'prom-client';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
 import { createLogger } from './logger';
@@ -10,6 +11,7 @@ import { createService, type RunningServer, type Service, type ServiceOptions } 
 /** What a Prisma client offers that the kit needs (structural: every service's client fits). */
 export interface PrismaLike {
   $queryRawUnsafe(query: string): Promise<unknown>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
   $disconnect(): Promise<void>;
 }
 
@@ -73,7 +75,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
   const { name, config, prisma } = options;
   const log = options.log ?? createLogger(name, config.LOG_LEVEL);
   if (config.MIGRATE_ON_START) {
-    const { applied } = await migrate({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir });
+    const { applied } = await migrateServiceSchema({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir });
     if (applied.length) log.info({ applied }, 'migrations applied');
   }
   const bus = await Bus.connect({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE, service: name, log });
@@ -84,7 +86,15 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
   relay.start();
   const consumers = options.consumers?.(ctx) ?? [];
   const subscriptions = options.rpc?.(ctx) ?? [];
-  const workers = options.workers?.(ctx) ?? [];
+  const workers = [
+    ...(options.workers?.(ctx) ?? []),
+    startBusPruning(prisma as PrismaLike & RawSql, {
+      outboxRetentionMs: config.OUTBOX_RETENTION,
+      inboxRetentionMs: config.INBOX_RETENTION,
+      intervalMs: config.BUS_PRUNE_INTERVAL,
+      log,
+    }),
+  ];
   await options.beforeListen?.(ctx);
 
   const service = createService({
@@ -103,6 +113,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
       },
     },
   });
+  registerDeadLetterGauge(service, prisma, log);
   const http = await service.listen(config.PORT, options.host ?? process.env.HOST ?? '127.0.0.1');
   const internalOps = options.internalOps;
   const ops = internalOps?.port === undefined ? undefined : await service.listenOps(internalOps.port, internalOps.host).catch(async (err: unknown) => {
@@ -132,6 +143,31 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
       await prisma.$disconnect();
     },
   };
+}
+
+/**
+ * `pasar_dead_letters{kind="outbox"|"consumer"}` on /metrics: rows in the service's
+ * `outbox_dead_letter` (events the relay could never publish) and `parked_message` (messages a
+ * consumer could never handle). Counted from the tables, so every instance reports the same.
+ */
+function registerDeadLetterGauge(service: Service, prisma: PrismaLike, log: Logger): void {
+  new Gauge({
+    name: 'pasar_dead_letters',
+    help: 'Dead letters waiting for replay: outbox rows never published, consumed messages never handled',
+    labelNames: ['kind'],
+    registers: [service.metrics],
+    async collect() {
+      try {
+        const rows = (await prisma.$queryRawUnsafe(
+          'SELECT (SELECT count(*) FROM outbox_dead_letter)::int AS outbox, (SELECT count(*) FROM parked_message)::int AS consumer',
+        )) as { outbox: number; consumer: number }[];
+        this.set({ kind: 'outbox' }, rows[0].outbox);
+        this.set({ kind: 'consumer' }, rows[0].consumer);
+      } catch (err) {
+        log.warn({ err: String(err) }, 'could not count dead letters for /metrics');
+      }
+    },
+  });
 }
 
 /**

@@ -3,6 +3,18 @@ import { z } from 'zod';
 /** The environments that accept the public development defaults of secrets; anything else is production. */
 export const DEVELOPMENT_ENVIRONMENTS = ['development', 'test'] as const;
 
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A duration in env form (`500ms`, `30s`, `15m`, `2h`, `7d`) as milliseconds; at least 1 s. */
+export const durationMs = z
+  .string()
+  .regex(/^\d+(ms|s|m|h|d)$/, 'a duration such as 30s, 15m, 2h or 7d')
+  .transform((text) => {
+    const [, amount, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(text)!;
+    return Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS];
+  })
+  .refine((ms) => ms >= 1000, 'at least 1s');
+
 /** Fields every service reads (DESIGN §8); each service extends it with its own. */
 export const baseConfigSchema = z.object({
   /** A missing NODE_ENV is production: secrets must then be set (fail closed). */
@@ -14,6 +26,12 @@ export const baseConfigSchema = z.object({
   IDENTITY_SECRET: z.string().min(16, 'IDENTITY_SECRET must be at least 16 characters'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MIGRATE_ON_START: z.stringbool().default(true),
+  /** Published outbox rows are deleted after this (the bus-pruning worker). */
+  OUTBOX_RETENTION: durationMs.default(7 * 86_400_000),
+  /** Inbox rows (handled event ids) are deleted after this; keep it longer than any redelivery. */
+  INBOX_RETENTION: durationMs.default(14 * 86_400_000),
+  /** How often the bus-pruning worker runs. */
+  BUS_PRUNE_INTERVAL: durationMs.default(3_600_000),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

@@ -1,5 +1,6 @@
 import { deleteNamespaceStreams, type Bus } from '@pasar/bus';
-import { assertNoDrift, createTestSchema, readDatamodel } from '@pasar/db';
+import { assertNoDrift, connectionStringWithoutSchema, createTestSchema, quoteIdent, readDatamodel } from '@pasar/db';
+import { Client } from 'pg';
 import { DEV_IDENTITY_SECRET, loadConfig, type BaseConfig } from '@pasar/service-kit';
 import request from 'supertest';
 import type { z } from 'zod';
@@ -62,6 +63,22 @@ export function describeServiceBasics<C extends BaseConfig>(basics: ServiceBasic
       const forged = { ...signedHeaders({ role: 'admin' }), 'x-pasar-role': 'vendor' };
       await request(service.url).get('/api/v1/no-such-route').set(forged).expect(401);
       await request(service.url).get('/api/v1/no-such-route').set(signedHeaders({ role: 'admin' })).expect(404);
+    });
+
+    test('counts its dead letters on /metrics (pasar_dead_letters)', async () => {
+      const client = new Client({ connectionString: connectionStringWithoutSchema(db.databaseUrl) });
+      await client.connect();
+      try {
+        await client.query(
+          `INSERT INTO ${quoteIdent(db.schema)}.outbox_dead_letter (id, seq, type, payload, created_at, error) VALUES (gen_random_uuid(), 1, 'x.y.z', '{}', now(), 'too large')`,
+        );
+        const metrics = await request(service.url).get('/metrics').expect(200);
+        expect(metrics.text).toMatch(/pasar_dead_letters\{[^}]*kind="outbox"[^}]*\} 1\b/);
+        expect(metrics.text).toMatch(/pasar_dead_letters\{[^}]*kind="consumer"[^}]*\} 0\b/);
+      } finally {
+        await client.query(`DELETE FROM ${quoteIdent(db.schema)}.outbox_dead_letter`);
+        await client.end();
+      }
     });
 
     test('its SQL migrations and schema.prisma agree (no drift)', async () => {

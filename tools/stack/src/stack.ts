@@ -80,6 +80,8 @@ export interface StackService {
   schema: string;
   databaseUrl: string;
   readonly running: boolean;
+  /** The process id while it runs (its own process group: `process.kill(-pid, 'SIGKILL')` kills it abruptly). */
+  readonly pid: number | undefined;
   /** SIGTERM, wait, SIGKILL. */
   stop(): Promise<void>;
   /** Starts it again with the same port and env; resolves when /readyz answers 200. */
@@ -389,6 +391,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
             databaseUrl: databaseUrlForSchema(databaseUrl, schemas[name]),
             get running() {
               return managed.running;
+            },
+            get pid() {
+              return managed.pid;
             },
             stop: () => managed.stop(),
             start: () => startOne(name),

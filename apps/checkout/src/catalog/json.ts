@@ -2,7 +2,7 @@ import type { CatalogProductCard, CatalogProductDetail, CategoryJson, VendorProd
 import type { Category } from '../generated/prisma/client';
 import type { CatalogEntry } from './browse';
 import type { ProductWithVariants } from './products';
-import { availableStock, cardPrice, effectiveUnitPrice, publicStorageUrl } from './rules';
+import { availableStock, cardPrice, effectiveUnitPrice, publicStorageUrl, stockVersion } from './rules';
 
 /** The Product card (spec, snake_case) plus the units available. */
 export function toCatalogCard({ product, storeName }: CatalogEntry, storageUrl: string): CatalogProductCard {
@@ -59,6 +59,7 @@ export function toVendorProduct(product: ProductWithVariants, storageUrl: string
     stock: product.stock,
     avgRating: product.avgRating.toFixed(2),
     variants: product.variants.map((v) => ({ id: v.id, name: v.name, priceOverride: v.priceOverride?.toFixed(2) ?? null, stock: v.stock })),
+    stockVersion: stockVersion(product),
     createdAt: product.createdAt.toISOString(),
     updatedAt: product.updatedAt.toISOString(),
   };

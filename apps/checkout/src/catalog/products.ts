@@ -2,7 +2,7 @@ import { CATALOG_PAGE_SIZE, type VendorProductBody } from '@pasar/contracts';
 import { badRequest, conflict, notFound } from '@pasar/service-kit';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { requireOwnStore } from '../stores/stores';
-import { nextFreeSlug, pageCount, planVariants, slugify } from './rules';
+import { nextFreeSlug, pageCount, planVariants, slugify, stockEditRefusal } from './rules';
 
 /** What the vendor's catalog use cases need. */
 export interface VendorCatalogDeps {
@@ -67,6 +67,13 @@ export async function updateProduct(
   const store = await requireOwnStore(prisma, ownerUserId);
   return prisma.$transaction(async (tx) => {
     const current = await lockOwnProduct(tx, store.storeId, productId);
+    const refusal = stockEditRefusal(current, body);
+    if (refusal === 'stock_changed') {
+      throw conflict('stock_changed', 'the stock changed since you read it (a sale or another edit): read the product again and resend with its stockVersion');
+    }
+    if (refusal === 'stock_version_required') {
+      throw conflict('stock_version_required', 'changing stock needs the stockVersion you read with it, so a sale made meanwhile is not undone');
+    }
     await requireKnownCategory(tx, body.categoryId);
     const plan = planVariants(current.variantIds, body.variants);
     if (plan.unknown.length) throw unknownVariants(plan.unknown);
@@ -107,13 +114,17 @@ export async function removeProduct({ prisma }: VendorCatalogDeps, ownerUserId: 
  * Locks the product row and its variant rows (as a submit's stock update would), so no order can
  * take them between our check of order items and our write. Another store's product: 404.
  */
-async function lockOwnProduct(tx: Tx, storeId: string, productId: string): Promise<{ name: string; slug: string; variantIds: string[] }> {
-  const [product] = await tx.$queryRaw<{ name: string; slug: string }[]>`
-    SELECT name, slug FROM product WHERE id = ${productId}::uuid AND store_id = ${storeId}::uuid FOR UPDATE`;
+async function lockOwnProduct(
+  tx: Tx,
+  storeId: string,
+  productId: string,
+): Promise<{ name: string; slug: string; stock: number; variantIds: string[]; variants: { id: string; stock: number }[] }> {
+  const [product] = await tx.$queryRaw<{ name: string; slug: string; stock: number }[]>`
+    SELECT name, slug, stock FROM product WHERE id = ${productId}::uuid AND store_id = ${storeId}::uuid FOR UPDATE`;
   if (!product) throw notFound('product');
-  const variants = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id::text AS id FROM product_variant WHERE product_id = ${productId}::uuid ORDER BY id FOR UPDATE`;
-  return { ...product, variantIds: variants.map((v) => v.id) };
+  const variants = await tx.$queryRaw<{ id: string; stock: number }[]>`
+    SELECT id::text AS id, stock FROM product_variant WHERE product_id = ${productId}::uuid ORDER BY id FOR UPDATE`;
+  return { ...product, variantIds: variants.map((v) => v.id), variants };
 }
 
 async function requireKnownCategory(tx: Tx, categoryId: string | null | undefined): Promise<void> {

@@ -1,5 +1,5 @@
 import { Prisma } from '../generated/prisma/client';
-import { availableStock, cardPrice, chooseVariant, effectiveUnitPrice, escapeLikePattern, nextFreeSlug, pageCount, planVariants, publicStorageUrl, slugify } from './rules';
+import { availableStock, cardPrice, chooseVariant, effectiveUnitPrice, escapeLikePattern, nextFreeSlug, pageCount, planVariants, publicStorageUrl, slugify, stockEditRefusal, stockVersion } from './rules';
 
 const d = (value: string) => new Prisma.Decimal(value);
 
@@ -109,5 +109,29 @@ describe('chooseVariant', () => {
     expect(chooseVariant(['v1'], undefined)).toEqual({ ok: false, code: 'variant_required' });
     expect(chooseVariant(['v1'], 'v9')).toEqual({ ok: false, code: 'unknown_variant' });
     expect(chooseVariant([], 'v1')).toEqual({ ok: false, code: 'unknown_variant' });
+  });
+});
+
+describe('stockVersion and stockEditRefusal', () => {
+  const v1 = '00000000-0000-4000-8000-000000000001';
+  const v2 = '00000000-0000-4000-8000-000000000002';
+  const current = { stock: 0, variants: [{ id: v1, stock: 5 }, { id: v2, stock: 3 }] };
+
+  test('the version changes with any stock value and not with the variants order', () => {
+    expect(stockVersion(current)).toBe(stockVersion({ stock: 0, variants: [...current.variants].reverse() }));
+    expect(stockVersion(current)).not.toBe(stockVersion({ stock: 0, variants: [{ id: v1, stock: 4 }, { id: v2, stock: 3 }] }));
+    expect(stockVersion({ stock: 7, variants: [] })).not.toBe(stockVersion({ stock: 6, variants: [] }));
+  });
+
+  test('with the current version any edit goes; with an old one it is stock_changed', () => {
+    const edit = { stock: 0, variants: [{ id: v1, stock: 50 }] };
+    expect(stockEditRefusal(current, { ...edit, stockVersion: stockVersion(current) })).toBeNull();
+    expect(stockEditRefusal(current, { ...edit, stockVersion: stockVersion({ stock: 0, variants: [{ id: v1, stock: 6 }, { id: v2, stock: 3 }] }) })).toBe('stock_changed');
+  });
+
+  test('without a version, only an edit leaving existing stock values as they are goes', () => {
+    expect(stockEditRefusal(current, { stock: 0, variants: [{ id: v1, stock: 5 }, { stock: 99 }] })).toBeNull();
+    expect(stockEditRefusal(current, { stock: 0, variants: [{ id: v1, stock: 6 }] })).toBe('stock_version_required');
+    expect(stockEditRefusal({ stock: 4, variants: [] }, { stock: 5, variants: [] })).toBe('stock_version_required');
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Prisma } from '../generated/prisma/client';
 
 type Decimal = Prisma.Decimal;
@@ -104,3 +105,37 @@ export const VARIANT_PROBLEMS = {
   variant_required: 'the product has variants: choose one of them',
   unknown_variant: 'the variant is not one of the product variants',
 } as const;
+
+/** The stock values of a product: its own and each variant's. */
+export interface StockState {
+  stock: number;
+  variants: readonly { id: string; stock: number }[];
+}
+
+/**
+ * An opaque version of a product's stock values: it changes whenever any of them changes (a sale,
+ * a release, an edit). A vendor echoes the one it read as `stockVersion` when it edits the product.
+ */
+export function stockVersion(state: StockState): string {
+  const variants = [...state.variants].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((v) => `${v.id}=${v.stock}`);
+  return createHash('sha256').update(`${state.stock};${variants.join(',')}`).digest('hex').slice(0, 16);
+}
+
+export type StockEditRefusal = 'stock_changed' | 'stock_version_required';
+
+/**
+ * Whether a product edit may write its stock values without undoing a concurrent sale: with a
+ * `stockVersion`, it must be the current one (else `stock_changed`: read again); without one, the
+ * edit may not change any existing stock value (`stock_version_required`), since a value read
+ * before a sale would put the sold units back. New variants' stock is not a concern.
+ */
+export function stockEditRefusal(
+  current: StockState,
+  body: { stock: number; stockVersion?: string | null; variants: readonly { id?: string; stock: number }[] },
+): StockEditRefusal | null {
+  if (body.stockVersion) return body.stockVersion === stockVersion(current) ? null : 'stock_changed';
+  if (body.stock !== current.stock) return 'stock_version_required';
+  const kept = new Map(current.variants.map((v) => [v.id, v.stock]));
+  const changed = body.variants.some((v) => v.id !== undefined && kept.has(v.id) && kept.get(v.id) !== v.stock);
+  return changed ? 'stock_version_required' : null;
+}

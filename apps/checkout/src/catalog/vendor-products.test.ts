@@ -40,6 +40,7 @@ describe('POST /vendor/products', () => {
       widthCm: '10.00',
       heightCm: '6.00',
       stock: 12,
+      stockVersion: expect.stringMatching(/^[0-9a-f]{16}$/),
       avgRating: '0.00',
       variants: [],
       createdAt: expect.stringMatching(/Z$/),
@@ -209,7 +210,7 @@ describe('PUT /vendor/products/{id}', () => {
     const res = await http()
       .put(`${BASE}/${created.id}`)
       .set(as('vendor', store.ownerUserId))
-      .send(productBody({ description: 'Now dark roast', basePrice: '30.00', status: 'draft', imagePath: null, weightKg: null, stock: 3 }))
+      .send(productBody({ description: 'Now dark roast', basePrice: '30.00', status: 'draft', imagePath: null, weightKg: null, stock: 3, stockVersion: created.stockVersion }))
       .expect(200);
     const product = vendorProduct.parse(res.body);
     expect(product).toMatchObject({
@@ -250,7 +251,7 @@ describe('PUT /vendor/products/{id}', () => {
     const res = await http()
       .put(`${BASE}/${created.id}`)
       .set(as('vendor', store.ownerUserId))
-      .send(productBody({ stock: 0, variants: [{ id: blue.id, name: 'Navy', priceOverride: '31.00', stock: 9 }, { name: 'Black', stock: 4 }, { id: red.id, name: 'Red', stock: 0 }] }))
+      .send(productBody({ stock: 0, stockVersion: created.stockVersion, variants: [{ id: blue.id, name: 'Navy', priceOverride: '31.00', stock: 9 }, { name: 'Black', stock: 4 }, { id: red.id, name: 'Red', stock: 0 }] }))
       .expect(200);
     const product = vendorProduct.parse(res.body);
     expect(product.variants).toEqual([
@@ -264,7 +265,7 @@ describe('PUT /vendor/products/{id}', () => {
   test('an empty variant list turns it into a product with its own stock', async () => {
     const store = await addStore(t);
     const created = await createProduct(t, store, { stock: 0, variants: [{ name: 'Only', stock: 5 }] });
-    const res = await http().put(`${BASE}/${created.id}`).set(as('vendor', store.ownerUserId)).send(productBody({ stock: 7, variants: [] })).expect(200);
+    const res = await http().put(`${BASE}/${created.id}`).set(as('vendor', store.ownerUserId)).send(productBody({ stock: 7, variants: [], stockVersion: created.stockVersion })).expect(200);
     expect(res.body).toMatchObject({ stock: 7, variants: [] });
     expect(await t.checkout.prisma.productVariant.count({ where: { productId: created.id } })).toBe(0);
   });
@@ -277,7 +278,7 @@ describe('PUT /vendor/products/{id}', () => {
     const res = await http()
       .put(`${BASE}/${created.id}`)
       .set(as('vendor', store.ownerUserId))
-      .send(productBody({ name: 'Renamed', stock: 0, variants: [{ id: unsold.id, name: 'Unsold', stock: 8 }] }))
+      .send(productBody({ name: 'Renamed', stock: 0, stockVersion: created.stockVersion, variants: [{ id: unsold.id, name: 'Unsold', stock: 8 }] }))
       .expect(409);
     expect(res.body).toMatchObject({ status: 409, code: 'variant_in_use' });
     expect(res.body.detail).toContain(sold.id);
@@ -289,9 +290,88 @@ describe('PUT /vendor/products/{id}', () => {
     await http()
       .put(`${BASE}/${created.id}`)
       .set(as('vendor', store.ownerUserId))
-      .send(productBody({ stock: 0, variants: [{ id: sold.id, name: 'Sold', stock: 0 }] }))
+      .send(productBody({ stock: 0, stockVersion: created.stockVersion, variants: [{ id: sold.id, name: 'Sold', stock: 0 }] }))
       .expect(200);
     expect(await t.checkout.prisma.productVariant.findMany({ where: { productId: created.id } })).toEqual([expect.objectContaining({ id: sold.id, stock: 0 })]);
+  });
+
+  test('an edit that leaves the stock values as they are needs no stockVersion', async () => {
+    const store = await addStore(t);
+    const created = await createProduct(t, store, { stock: 5 });
+    const res = await http().put(`${BASE}/${created.id}`).set(as('vendor', store.ownerUserId)).send(productBody({ name: 'Only renamed', stock: 5 })).expect(200);
+    expect(res.body).toMatchObject({ name: 'Only renamed', stock: 5, stockVersion: created.stockVersion });
+  });
+
+  test('answers 409 stock_version_required for a stock change without the stockVersion, and changes nothing', async () => {
+    const store = await addStore(t);
+    const created = await createProduct(t, store, { stock: 0, variants: [{ name: 'Red', stock: 5 }] });
+    const [red] = created.variants;
+    const bodies = [productBody({ stock: 9, variants: [] }), productBody({ stock: 0, variants: [{ id: red.id, name: 'Red', stock: 9 }] })];
+    for (const body of bodies) {
+      const res = await http().put(`${BASE}/${created.id}`).set(as('vendor', store.ownerUserId)).send(body).expect(409);
+      expect(res.body).toMatchObject({ status: 409, code: 'stock_version_required' });
+    }
+    expect((await t.checkout.prisma.productVariant.findUniqueOrThrow({ where: { id: red.id } })).stock).toBe(5);
+  });
+
+  test('a sale between reading and editing is never undone: 409 stock_changed, then the edit on the fresh read goes through', async () => {
+    const store = await addStore(t);
+    const read = await createProduct(t, store, { stock: 10 });
+    // a concurrent sale takes 3 (as submit does: a conditional decrement)
+    await t.checkout.prisma.$executeRaw`UPDATE product SET stock = stock - 3 WHERE id = ${read.id}::uuid AND stock >= 3`;
+    const stale = await http()
+      .put(`${BASE}/${read.id}`)
+      .set(as('vendor', store.ownerUserId))
+      .send(productBody({ name: 'Renamed', stock: 10, stockVersion: read.stockVersion }))
+      .expect(409);
+    expect(stale.body).toMatchObject({ status: 409, code: 'stock_changed' });
+    expect(await t.checkout.prisma.product.findUniqueOrThrow({ where: { id: read.id } })).toMatchObject({ stock: 7, name: read.name });
+
+    const list = await http().get(BASE).set(as('vendor', store.ownerUserId)).expect(200);
+    const fresh = vendorProduct.parse(list.body.products.find((p: { id: string }) => p.id === read.id));
+    expect(fresh.stock).toBe(7);
+    const res = await http()
+      .put(`${BASE}/${read.id}`)
+      .set(as('vendor', store.ownerUserId))
+      .send(productBody({ name: 'Renamed', stock: 20, stockVersion: fresh.stockVersion }))
+      .expect(200);
+    expect(res.body).toMatchObject({ name: 'Renamed', stock: 20 });
+    expect(res.body.stockVersion).not.toBe(fresh.stockVersion);
+  });
+
+  test('edits racing real sales: no sold unit is ever put back', async () => {
+    const store = await addStore(t);
+    const created = await createProduct(t, store, { stock: 100 });
+    let version = created.stockVersion;
+    let sold = 0;
+    let restocked = 0;
+    const sell = async () => {
+      for (let i = 0; i < 20; i += 1) {
+        const n = await t.checkout.prisma.$executeRaw`UPDATE product SET stock = stock - 1 WHERE id = ${created.id}::uuid AND stock >= 1`;
+        sold += n;
+      }
+    };
+    const restock = async () => {
+      for (let i = 0; i < 20; i += 1) {
+        // the vendor adds 5 to what it last read
+        const current = await t.checkout.prisma.product.findUniqueOrThrow({ where: { id: created.id } });
+        const res = await http()
+          .put(`${BASE}/${created.id}`)
+          .set(as('vendor', store.ownerUserId))
+          .send(productBody({ stock: current.stock + 5, stockVersion: version }));
+        if (res.status === 200) {
+          restocked += 5;
+          version = res.body.stockVersion;
+        } else {
+          expect(res.body.code).toBe('stock_changed');
+          const list = await http().get(BASE).set(as('vendor', store.ownerUserId)).expect(200);
+          version = list.body.products.find((p: { id: string }) => p.id === created.id).stockVersion;
+        }
+      }
+    };
+    await Promise.all([sell(), restock()]);
+    const after = await t.checkout.prisma.product.findUniqueOrThrow({ where: { id: created.id } });
+    expect(after.stock).toBe(100 - sold + restocked);
   });
 
   test("answers 400 unknown_variant for another product's variant id, and changes nothing", async () => {

@@ -36,7 +36,7 @@ export async function lockOrder(tx: Tx, orderId: string): Promise<Order | null> 
  * effects happen once): payment paid with its transaction id, order and sub-orders paid, points
  * earned (loyalty `earn`, order.points_earned), the family cart items listed in admin_notes
  * removed, `checkout.order.paid` and `checkout.order.status_changed` enqueued, and the order
- * confirmation e-mail requested (skipped, and logged, while the customer has no user replica).
+ * confirmation e-mail requested (deferred until the replica arrives while the customer has none yet).
  */
 export async function markOrderPaid(tx: Tx, orderId: string, payment: SettlingPayment, log: Logger): Promise<MarkPaidResult> {
   const order = await lockOrder(tx, orderId);
@@ -81,12 +81,47 @@ async function removeCheckedOutFamilyItems(tx: Tx, order: Order): Promise<void> 
   await tx.familyCartItem.deleteMany({ where: { id: { in: ids }, familyId: order.familyId } });
 }
 
+/**
+ * Requests the order confirmation e-mail. Without a replica of the customer yet (signed up and paid
+ * before identity.user.upserted arrived, or while NATS was down) it is deferred, never skipped:
+ * `sendDeferredOrderEmails` requests it when the replica arrives.
+ */
 async function requestConfirmationEmail(tx: Tx, order: Order, log: Logger, requestId?: string): Promise<void> {
+  await lockCustomerEmails(tx, order.customerId);
   const customer = await tx.userReplica.findUnique({ where: { userId: order.customerId } });
   if (!customer) {
-    log.warn({ orderId: order.id, customerId: order.customerId }, 'no user replica for the customer yet; order confirmation e-mail skipped');
+    await tx.deferredOrderEmail.createMany({ data: [{ orderId: order.id, customerId: order.customerId, requestId }], skipDuplicates: true });
+    log.info({ orderId: order.id, customerId: order.customerId }, 'no user replica for the customer yet; order confirmation e-mail deferred until it arrives');
     return;
   }
+  await enqueueConfirmationEmail(tx, order, customer, requestId);
+}
+
+/**
+ * Serialises deferring an e-mail (payment) with the replica's arrival (user replica consumer) per
+ * customer: without it, each transaction could miss the other's uncommitted row and the e-mail
+ * would be neither sent nor deferred-and-found.
+ */
+export async function lockCustomerEmails(tx: Tx, customerId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`confirmation_email:${customerId}`}, 0))`;
+}
+
+/** Requests the confirmation e-mails deferred for this customer (their replica is now there), once each. Take `lockCustomerEmails` first. */
+export async function sendDeferredOrderEmails(tx: Tx, customerId: string): Promise<number> {
+  const deferred = await tx.deferredOrderEmail.findMany({ where: { customerId }, orderBy: { createdAt: 'asc' } });
+  if (deferred.length === 0) return 0;
+  const customer = await tx.userReplica.findUnique({ where: { userId: customerId } });
+  if (!customer) return 0;
+  const orders = await tx.order.findMany({ where: { id: { in: deferred.map((d) => d.orderId) } } });
+  for (const row of deferred) {
+    const order = orders.find((o) => o.id === row.orderId);
+    if (order) await enqueueConfirmationEmail(tx, order, customer, row.requestId ?? undefined);
+  }
+  await tx.deferredOrderEmail.deleteMany({ where: { orderId: { in: deferred.map((d) => d.orderId) } } });
+  return deferred.length;
+}
+
+async function enqueueConfirmationEmail(tx: Tx, order: Order, customer: { email: string; fullName: string }, requestId?: string): Promise<void> {
   await enqueueEvent(
     tx,
     notifyEmailRequested,

@@ -1,6 +1,6 @@
 import { orderStatusSchema, subOrderStatusSchema, type OrderStatus, type SubOrderStatus } from '@pasar/contracts';
 import { Prisma } from '../generated/prisma/client';
-import { acceptsShipmentStatus, advanceParentStatus, holdingsToRelease, parentStatusOf, pointsToReverse, stockToRelease, type WeightedSubOrder } from './rules';
+import { acceptsShipmentStatus, advanceParentStatus, holdingsToRelease, parentStatusOf, pointsToReverse, redeemedPointsToGiveBack, stockToRelease, type WeightedSubOrder } from './rules';
 
 const SUB_STATUSES = subOrderStatusSchema.options;
 const ORDER_STATUSES = orderStatusSchema.options;
@@ -178,5 +178,21 @@ describe('holdingsToRelease', () => {
         { customerId: 'c1', orderId: 'o2', points: 100 },
       ],
     });
+  });
+});
+
+describe('redeemedPointsToGiveBack', () => {
+  const sub = (id: string, paid: string, cancelled = false): WeightedSubOrder => ({ id, paidSubtotal: new Prisma.Decimal(paid), cancelled });
+
+  test('gives back the cancelled share of the redeemed points by paid subtotal; all of them once every sub-order is cancelled', () => {
+    const list = [sub('a', '44.00'), sub('b', '51.00')];
+    expect(redeemedPointsToGiveBack(200, list, 'b')).toBe(107);
+    list[1].cancelled = true;
+    expect(redeemedPointsToGiveBack(200, list, 'a')).toBe(93);
+  });
+
+  test('nothing when nothing was redeemed or the sub-order was cancelled before', () => {
+    expect(redeemedPointsToGiveBack(0, [sub('a', '10.00')], 'a')).toBe(0);
+    expect(redeemedPointsToGiveBack(200, [sub('a', '10.00', true)], 'a')).toBe(0);
   });
 });

@@ -58,20 +58,34 @@ export interface WeightedSubOrder {
 }
 
 /**
- * Points to take back when `cancellingId` is cancelled: its share of the points earned on the
- * order, by paid subtotal. Shares are cumulative (floor of the cancelled part after, less floor of
- * the cancelled part before), so cancelling every sub-order takes back exactly what was earned.
+ * The share of `points` that belongs to `cancellingId` when it is cancelled, by paid subtotal.
+ * Shares are cumulative (floor of the cancelled part after, less floor of the cancelled part
+ * before), so cancelling every sub-order, in any order, accounts for exactly `points`.
  */
-export function pointsToReverse(pointsEarned: number, subOrders: readonly WeightedSubOrder[], cancellingId: string): number {
+export function cancelledShareOf(points: number, subOrders: readonly WeightedSubOrder[], cancellingId: string): number {
   const cancelling = subOrders.find((s) => s.id === cancellingId);
-  if (!cancelling || cancelling.cancelled || pointsEarned <= 0) return 0;
+  if (!cancelling || cancelling.cancelled || points <= 0) return 0;
   const sum = (list: readonly WeightedSubOrder[]) => list.reduce((acc, s) => acc.plus(s.paidSubtotal), new Prisma.Decimal(0));
   const total = sum(subOrders);
   if (total.lte(0)) return 0;
   const before = sum(subOrders.filter((s) => s.cancelled));
   const after = before.plus(cancelling.paidSubtotal);
-  const shareOf = (part: Prisma.Decimal) => part.times(pointsEarned).dividedBy(total).floor().toNumber();
+  const shareOf = (part: Prisma.Decimal) => part.times(points).dividedBy(total).floor().toNumber();
   return shareOf(after) - shareOf(before);
+}
+
+/** Points to take back when `cancellingId` is cancelled: its share of the points earned on the order. */
+export function pointsToReverse(pointsEarned: number, subOrders: readonly WeightedSubOrder[], cancellingId: string): number {
+  return cancelledShareOf(pointsEarned, subOrders, cancellingId);
+}
+
+/**
+ * Redeemed points to give back when a paid sub-order is cancelled: its share of the points the
+ * order redeemed, by paid subtotal like the earned ones (the points were an order-wide discount),
+ * so cancelling every sub-order gives all of them back.
+ */
+export function redeemedPointsToGiveBack(pointsRedeemed: number, subOrders: readonly WeightedSubOrder[], cancellingId: string): number {
+  return cancelledShareOf(pointsRedeemed, subOrders, cancellingId);
 }
 
 /** An order as expiry sees what it holds. */

@@ -65,7 +65,7 @@ async function parentOf(order: SeededOrder) {
     prisma().subOrder.findMany({ where: { orderId: order.orderId }, orderBy: { createdAt: 'asc' } }),
     prisma().payment.findUniqueOrThrow({ where: { orderId: order.orderId } }),
     prisma().loyaltyAccount.findUniqueOrThrow({ where: { customerId: order.customerId } }),
-    prisma().loyaltyTransaction.findMany({ where: { orderId: order.orderId, type: 'reversal' }, orderBy: { createdAt: 'asc' } }),
+    prisma().loyaltyTransaction.findMany({ where: { orderId: order.orderId, type: { in: ['reversal', 'release'] } }, orderBy: { createdAt: 'asc' } }),
     prisma().outbox.findMany({ where: { type: 'checkout.order.status_changed' }, orderBy: { seq: 'asc' } }),
   ]);
   const stock = await Promise.all(order.lines.map((l) => prisma().product.findUniqueOrThrow({ where: { id: l.productId } })));
@@ -74,7 +74,8 @@ async function parentOf(order: SeededOrder) {
     subOrders: subOrders.map((s) => s.status),
     refunded: payment.refundedAmount.toFixed(2),
     points: account.balance,
-    reversals: reversals.map((r) => [r.subOrderId, r.points]),
+    reversals: reversals.filter((r) => r.type === 'reversal').map((r) => [r.subOrderId, r.points]),
+    releases: reversals.filter((r) => r.type === 'release').map((r) => [r.subOrderId, r.points]),
     stock: stock.map((p) => p.stock),
     changes: changes
       .map((c) => (c.payload as unknown as { data: { orderId: string; previousStatus: string; status: string } }).data)
@@ -116,7 +117,7 @@ test('a late, older status does not move a sub-order or its parent back', async 
   expect(await parentOf(order)).toMatchObject({ status: 'partially_shipped', subOrders: ['shipped', 'paid'] });
 });
 
-test('a vendor cancel delivered twice (redelivery and a second event) releases stock, refunds and reverses points once', async () => {
+test('a vendor cancel delivered twice (redelivery and a second event) releases stock, refunds, gives back redeemed and reverses earned points once', async () => {
   const order = await paidOrder();
   const before = await parentOf(order);
   expect(before).toMatchObject({ points: 95, refunded: '0.00', stock: [STOCK_BEFORE_SUBMIT - 2, STOCK_BEFORE_SUBMIT - 2] });
@@ -131,8 +132,10 @@ test('a vendor cancel delivered twice (redelivery and a second event) releases s
     status: 'paid',
     subOrders: ['paid', 'cancelled'],
     refunded: '55.50',
-    points: 95 - 51,
+    // 200 redeemed, 95 earned, shared 44 : 51 by paid subtotal: 107 of the redeemed come back, 51 earned go
+    points: 95 + 107 - 51,
     reversals: [[order.subOrders[1].id, -51]],
+    releases: [[order.subOrders[1].id, 107]],
     stock: [STOCK_BEFORE_SUBMIT - 2, STOCK_BEFORE_SUBMIT],
     changes: ['pending_payment→paid'],
   });
@@ -142,21 +145,36 @@ test('a vendor cancel delivered twice (redelivery and a second event) releases s
   expect(await parentOf(order)).toMatchObject({
     status: 'cancelled',
     refunded: '104.00',
-    points: 0,
+    // every sub-order cancelled: all 200 redeemed points back, all 95 earned taken back
+    points: 200,
     reversals: [
       [order.subOrders[1].id, -51],
       [order.subOrders[0].id, -44],
+    ],
+    releases: [
+      [order.subOrders[1].id, 107],
+      [order.subOrders[0].id, 93],
     ],
     stock: [STOCK_BEFORE_SUBMIT, STOCK_BEFORE_SUBMIT],
     changes: ['pending_payment→paid', 'paid→cancelled'],
   });
 });
 
-test('points already spent: the reversal takes what the balance holds, records it, and never goes below zero', async () => {
+test('points already spent: the redeemed share comes back first, then the earned share is taken from the whole balance', async () => {
   const order = await paidOrder();
   await prisma().loyaltyAccount.update({ where: { customerId: order.customerId }, data: { balance: 20 } });
   await deliver(shipmentEvent(order, 1, 'cancelled'));
-  expect(await parentOf(order)).toMatchObject({ points: 0, reversals: [[order.subOrders[1].id, -20]], subOrders: ['paid', 'cancelled'] });
+  expect(await parentOf(order)).toMatchObject({ points: 20 + 107 - 51, reversals: [[order.subOrders[1].id, -51]], releases: [[order.subOrders[1].id, 107]], subOrders: ['paid', 'cancelled'] });
+});
+
+test('an order that redeemed nothing gets nothing back, and the reversal never goes below zero', async () => {
+  const order = await seedPendingOrder(prisma(), { stores: 2 });
+  await prisma().$transaction((tx) => markOrderPaid(tx, order.orderId, { transactionId: `T-${order.shortId}`, paidAt: new Date() }, silentLog));
+  await prisma().loyaltyAccount.update({ where: { customerId: order.customerId }, data: { balance: 20 } });
+  await deliver(shipmentEvent(order, 1, 'cancelled'));
+  const after = await parentOf(order);
+  expect(after).toMatchObject({ points: 0, releases: [], subOrders: ['paid', 'cancelled'] });
+  expect(after.reversals).toEqual([[order.subOrders[1].id, -20]]);
 });
 
 test('the refund never exceeds the amount paid', async () => {

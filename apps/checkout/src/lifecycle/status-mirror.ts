@@ -5,8 +5,8 @@ import type { Order, Prisma, PrismaClient, SubOrder } from '../generated/prisma/
 import { releaseStock } from './holdings';
 import { enqueueOrderStatusChanges } from './order-events';
 import { lockOrder } from './order-paid';
-import { reversePoints } from '../loyalty/ledger';
-import { acceptsShipmentStatus, advanceParentStatus, pointsToReverse } from './rules';
+import { creditPoints, reversePoints } from '../loyalty/ledger';
+import { acceptsShipmentStatus, advanceParentStatus, pointsToReverse, redeemedPointsToGiveBack } from './rules';
 
 type Tx = Prisma.TransactionClient;
 export type ShipmentStatusChanged = EventData<typeof vendorShipmentStatusChanged>;
@@ -24,8 +24,10 @@ export function shipmentStatusConsumer(bus: Bus, prisma: PrismaClient, log: Logg
 /**
  * Applies a shipment's new status to its sub-order (status, courier, tracking, timestamps), with
  * the parent order row locked so that two deliveries of one change take turns. A cancel releases
- * the sub-order's stock, adds its total to the payment's refunded_amount (never above the amount)
- * and takes back its share of the points earned; a cancelled sub-order is final, so a second
+ * the sub-order's stock, adds its total to the payment's refunded_amount (never above the amount),
+ * gives back its share of the points the order redeemed and takes back its share of the points
+ * earned (both by paid subtotal; cancelling every sub-order gives back all redeemed points and
+ * takes back all earned ones); a cancelled sub-order is final, so a second
  * cancel (another event id for the same change) does nothing. Then the parent advances
  * (`advanceParentStatus`) and `checkout.order.status_changed` is enqueued when it moved.
  */
@@ -74,6 +76,9 @@ async function settleCancelledSubOrder(tx: Tx, order: Order, cancelled: SubOrder
     paidSubtotal: s.subtotal.minus(s.discount),
     cancelled: s.status === 'cancelled',
   }));
+  // the redeemed points come back first, so the earned ones are taken back from the whole balance
+  const givenBack = redeemedPointsToGiveBack(order.pointsRedeemed, weighted, cancelled.id);
+  await creditPoints(tx, 'release', { customerId: order.customerId, points: givenBack, orderId: order.id, subOrderId: cancelled.id });
   const due = pointsToReverse(order.pointsEarned, weighted, cancelled.id);
   await reversePoints(tx, { customerId: order.customerId, points: due, orderId: order.id, subOrderId: cancelled.id });
 }

@@ -1,4 +1,5 @@
-import { createPrisma, createTestSchema, migrate, type TestSchema } from '@pasar/db';
+import { migrateServiceSchema } from '@pasar/bus';
+import { createPrisma, createTestSchema, type TestSchema } from '@pasar/db';
 import { silentLog, startSmtpCatcher, type SmtpCatcher } from '@pasar/testkit';
 import { emailMessage } from '../../test/harness';
 import { MIGRATIONS_DIR } from '../app';
@@ -14,7 +15,7 @@ const now = new Date('2026-03-01T08:00:00.000Z');
 
 beforeAll(async () => {
   db = createTestSchema(undefined, 'notifier');
-  await migrate({ databaseUrl: db.databaseUrl, migrationsDir: MIGRATIONS_DIR });
+  await migrateServiceSchema({ databaseUrl: db.databaseUrl, migrationsDir: MIGRATIONS_DIR });
   prisma = createPrisma(PrismaClient, db.databaseUrl);
   catcher = await startSmtpCatcher();
   const mailer = createMailer({

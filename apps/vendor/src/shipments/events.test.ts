@@ -4,15 +4,18 @@ import {
   adminShipmentBooked,
   checkoutOrderCreated,
   checkoutOrderPaid,
+  checkoutOrderStatusChanged,
   vendorBookingContext,
   vendorShipmentStatusChanged,
   type EventData,
   type EventEnvelope,
   type StreamName,
 } from '@pasar/contracts';
-import { waitFor } from '@pasar/testkit';
+import { silentLog, waitFor } from '@pasar/testkit';
 import request from 'supertest';
 import { givenShipment, orderCreated, type OrderCreated } from '../../test/shipments';
+import type { Tx } from '../deps';
+import { createShipments, markOrderPaid } from './events';
 import { envelope, givenStore, outboxEvents, publishAndWait, startTestVendor, type TestStore, type TestVendor } from '../../test/vendor';
 
 let t: TestVendor;
@@ -29,6 +32,7 @@ afterAll(async () => {
 const CONSUMERS: Record<string, [string, StreamName]> = {
   [checkoutOrderCreated.type]: ['shipments-order-created', 'CHECKOUT'],
   [checkoutOrderPaid.type]: ['shipments-order-paid', 'CHECKOUT'],
+  [checkoutOrderStatusChanged.type]: ['shipments-order-closed', 'CHECKOUT'],
   [adminShipmentBooked.type]: ['shipments-booked', 'ADMIN'],
 };
 
@@ -50,6 +54,8 @@ function paid(order: OrderCreated): EventEnvelope<EventData<typeof checkoutOrder
     paidAt: '2026-04-01T10:00:00.000Z',
   });
 }
+const statusChanged = (order: OrderCreated, status: 'expired' | 'payment_failed' | 'cancelled' | 'paid') =>
+  envelope(checkoutOrderStatusChanged, { orderId: order.orderId, isB2b: false, status, previousStatus: 'pending_payment', changedAt: '2026-04-01T11:00:00.000Z' });
 const booked = (shipmentId: string, trackingUrl: string | null = null) =>
   envelope(adminShipmentBooked, { shipmentId, carrier: 'carrier_b', trackingNumber: 'BK-1', trackingUrl, bookedAt: new Date().toISOString() }, 'admin');
 
@@ -117,6 +123,95 @@ describe('checkout.order.paid', () => {
     const id = order.subOrders[0].subOrderId;
     expect(await shipmentRow(id)).toMatchObject({ status: 'paid' });
     expect((await eventsOf(id)).map((e) => [e.previousStatus, e.status])).toEqual([['pending_payment', 'paid']]);
+  });
+});
+
+describe('checkout.order.status_changed: an order closed unpaid', () => {
+  test.each(['expired', 'payment_failed', 'cancelled'] as const)('%s: its pending_payment shipments end cancelled, with a status event, once', async (status) => {
+    const neighbour = await givenStore(t);
+    const order = orderCreated([store.storeId, neighbour.storeId]);
+    await deliver(created(order));
+    const change = statusChanged(order, status);
+    await deliver(change);
+    for (const { subOrderId } of order.subOrders) {
+      expect(await shipmentRow(subOrderId)).toMatchObject({ status: 'cancelled', cancelledAt: new Date('2026-04-01T11:00:00.000Z'), cancelReason: `order ${status}` });
+      expect((await eventsOf(subOrderId)).map((e) => [e.previousStatus, e.status])).toEqual([['pending_payment', 'cancelled']]);
+    }
+    await deliver(change, true);
+    for (const { subOrderId } of order.subOrders) expect(await eventsOf(subOrderId)).toHaveLength(1);
+  });
+
+  test('handled before its order.created, the shipments start cancelled', async () => {
+    const order = orderCreated([store.storeId]);
+    await deliver(statusChanged(order, 'expired'));
+    await deliver(created(order));
+    const id = order.subOrders[0].subOrderId;
+    expect(await shipmentRow(id)).toMatchObject({ status: 'cancelled', cancelReason: 'order expired' });
+    expect((await eventsOf(id)).map((e) => [e.previousStatus, e.status])).toEqual([['pending_payment', 'cancelled']]);
+  });
+
+  test('other status changes, and a paid shipment, are left alone', async () => {
+    const order = orderCreated([store.storeId]);
+    await deliver(created(order));
+    await deliver(statusChanged(order, 'paid'));
+    const id = order.subOrders[0].subOrderId;
+    expect(await shipmentRow(id)).toMatchObject({ status: 'pending_payment' });
+    await deliver(paid(order));
+    await deliver(statusChanged(order, 'cancelled'));
+    expect(await shipmentRow(id)).toMatchObject({ status: 'paid' });
+  });
+});
+
+describe('order.created and order.paid handled at the same time', () => {
+  const deps = () => ({ config: t.vendor.config, log: silentLog });
+  const statuses = async (order: OrderCreated) =>
+    (await t.vendor.prisma.shipment.findMany({ where: { orderId: order.orderId } })).map((row) => row.status);
+
+  /** Runs `first` in a transaction held open until `second` has started in its own, then commits both. */
+  async function overlapping(first: (tx: Tx) => Promise<void>, second: (tx: Tx) => Promise<void>): Promise<void> {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let firstDone: () => void = () => undefined;
+    const firstWrote = new Promise<void>((r) => (firstDone = r));
+    const a = t.vendor.prisma.$transaction(async (tx) => {
+      await first(tx);
+      firstDone();
+      await held;
+    });
+    await firstWrote;
+    const b = t.vendor.prisma.$transaction((tx) => second(tx));
+    // give the second transaction time to reach its reads while the first is still open
+    setTimeout(release, 150);
+    await Promise.all([a, b]);
+  }
+
+  test('created first, paid while it is still open: the shipment ends paid', async () => {
+    const order = orderCreated([store.storeId]);
+    await overlapping((tx) => createShipments(tx, deps(), order), (tx) => markOrderPaid(tx, deps(), paid(order).data));
+    expect(await statuses(order)).toEqual(['paid']);
+  });
+
+  test('paid first, created while it is still open: the shipment ends paid', async () => {
+    const order = orderCreated([store.storeId]);
+    await overlapping((tx) => markOrderPaid(tx, deps(), paid(order).data), (tx) => createShipments(tx, deps(), order));
+    expect(await statuses(order)).toEqual(['paid']);
+  });
+
+  test('a burst of 30 orders, both events at once and a duplicate of each: every shipment paid, one paid event each', async () => {
+    const orders = Array.from({ length: 30 }, () => orderCreated([store.storeId]));
+    for (const order of orders) {
+      await Promise.all([
+        t.vendor.prisma.$transaction((tx) => createShipments(tx, deps(), order)),
+        t.vendor.prisma.$transaction((tx) => markOrderPaid(tx, deps(), paid(order).data)),
+        t.vendor.prisma.$transaction((tx) => markOrderPaid(tx, deps(), paid(order).data)),
+        t.vendor.prisma.$transaction((tx) => createShipments(tx, deps(), order)),
+      ]);
+    }
+    const rows = await t.vendor.prisma.shipment.findMany({ where: { orderId: { in: orders.map((o) => o.orderId) } } });
+    expect(rows).toHaveLength(30);
+    expect(rows.filter((row) => row.status !== 'paid')).toEqual([]);
+    const paidEvents = (await outboxEvents(t, vendorShipmentStatusChanged)).filter((e) => rows.some((row) => row.id === e.shipmentId));
+    expect(paidEvents).toHaveLength(30);
   });
 });
 

@@ -11,6 +11,7 @@ describe('the shipment state machine (DESIGN §5)', () => {
     ['deliver', ['paid', 'processing', 'awaiting_pickup', 'shipped'], 'delivered'],
     ['cancel', ['paid', 'processing'], 'cancelled'],
     ['book', ['paid', 'processing'], 'awaiting_pickup'],
+    ['close', ['pending_payment'], 'cancelled'],
   ])('%s is allowed exactly from %j and leads to %s', (action, allowed, to) => {
     expect(statuses.filter((s) => canApply(action, s))).toEqual(allowed);
     expect(TRANSITIONS[action].to).toBe(to);

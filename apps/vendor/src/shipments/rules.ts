@@ -1,7 +1,7 @@
 import type { SubOrderStatus } from '@pasar/contracts';
 
 /** What moves a shipment (sub-order), DESIGN §5: vendor actions, checkout's payment, admin's booking. */
-export type ShipmentAction = 'pay' | 'process' | 'ship' | 'deliver' | 'cancel' | 'book';
+export type ShipmentAction = 'pay' | 'process' | 'ship' | 'deliver' | 'cancel' | 'book' | 'close';
 
 interface Transition {
   from: readonly SubOrderStatus[];
@@ -20,6 +20,8 @@ export const TRANSITIONS: Record<ShipmentAction, Transition> = {
   deliver: { from: ['paid', 'processing', 'awaiting_pickup', 'shipped'], to: 'delivered' },
   cancel: { from: ['paid', 'processing'], to: 'cancelled' },
   book: { from: ['paid', 'processing'], to: 'awaiting_pickup' },
+  /** checkout closed the order unpaid (expired, payment failed): nothing to ship, ever. Not a vendor action. */
+  close: { from: ['pending_payment'], to: 'cancelled' },
 };
 
 export function canApply(action: ShipmentAction, status: SubOrderStatus): boolean {

@@ -116,6 +116,8 @@ describe('POST /vendor/shipping-methods', () => {
     ['an unknown type', { type: 'volume' }, 'type'],
     ['a rate_config that is not an object', { rate_config: ['5.00'] }, 'rate_config'],
     ['a rate_config that is a string', { rate_config: 'flat 5' }, 'rate_config'],
+    ['a rate_config over 16 KiB of JSON', { rate_config: { rate: '5.00', note: 'x'.repeat(16 * 1024) } }, 'rate_config'],
+    ['a rate_config nested 6 levels deep', { rate_config: { a: { b: { c: { d: { e: { f: 1 } } } } } } }, 'rate_config'],
     ['estimated_days_min above estimated_days_max', { estimated_days_min: 5, estimated_days_max: 2 }, 'estimated_days_min'],
     ['negative estimated days', { estimated_days_max: -1 }, 'estimated_days_max'],
     ['a field the contract does not know', { is_active: true }, ''],
@@ -156,6 +158,23 @@ describe('PUT /vendor/shipping-methods/{id}', () => {
     const res = await http().put(`${BASE}/${id}`).set(store.headers()).send({ name: 'Only a name' }).expect(400);
     expect(res.body.code).toBe('validation_failed');
     expect((await methodsOf(store))[0].name).toBe('Standard');
+  });
+
+  test('answers 400 for an oversized rate_config (a huge one makes an event NATS refuses), keeping the old one', async () => {
+    const store = await givenStore(t);
+    const id = await addMethod(store);
+    const huge = { base_rate: '5.00', per_kg: '2.50', blob: 'x'.repeat(64 * 1024) };
+    const res = await http().put(`${BASE}/${id}`).set(store.headers()).send(sampleMethod({ rate_config: huge })).expect(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect((await methodsOf(store))[0].rate_config).toEqual({ base_rate: '5.00', per_kg: '2.50' });
+  });
+
+  test('accepts a rate_config at the bounds: 5 levels deep and just under 16 KiB', async () => {
+    const store = await givenStore(t);
+    const id = await addMethod(store);
+    const deep = { a: { b: { c: { d: { e: 1 } } } }, note: 'x'.repeat(16 * 1024 - 60) };
+    await http().put(`${BASE}/${id}`).set(store.headers()).send(sampleMethod({ rate_config: deep })).expect(204);
+    expect((await methodsOf(store))[0].rate_config).toEqual(deep);
   });
 });
 

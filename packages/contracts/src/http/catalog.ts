@@ -137,6 +137,15 @@ export const vendorProductBody = z
       .max(MAX_VARIANTS_PER_PRODUCT)
       .default([])
       .meta({ description: 'PUT replaces the list: ids given are kept, entries without id are created, the others are deleted (409 variant_in_use if an order holds one).' }),
+    stockVersion: z
+      .string()
+      .max(64)
+      .nullish()
+      .meta({
+        description:
+          'PUT: the stockVersion of the product as you read it. Required to change an existing stock value (409 stock_version_required); ' +
+          'if the stock changed since (a sale), 409 stock_changed and nothing is written, so an edit never undoes a concurrent sale.',
+      }),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -172,6 +181,7 @@ export const vendorProduct = z
     stock: z.number().int().meta({ description: 'Units of a product without variants (0 with variants: see each variant), as in the request.' }),
     avgRating: z.string(),
     variants: z.array(z.object({ id: z.uuid(), name: z.string(), priceOverride: money.nullable(), stock: z.number().int() })),
+    stockVersion: z.string().meta({ description: 'Changes whenever any stock value of the product changes; send it back with a PUT that edits stock.' }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })

@@ -5,6 +5,18 @@ import { money, pageQuery, postalAddress } from './common';
 const text = (max: number) => z.string().trim().min(1).max(max);
 const days = z.number().int().min(0).max(365).nullish();
 
+/** rate_config is stored as given, but bounded: its JSON at most 16 KiB and nested at most 5 levels. */
+export const RATE_CONFIG_MAX_BYTES = 16 * 1024;
+export const RATE_CONFIG_MAX_DEPTH = 5;
+
+/** Nesting depth of a JSON value: a scalar is 0, an object or array is 1 + its deepest member. */
+export function jsonDepth(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let deepest = 0;
+  for (const member of Object.values(value)) deepest = Math.max(deepest, jsonDepth(member));
+  return 1 + deepest;
+}
+
 // ---------------------------------------------------------------- shipping methods (snake_case, spec)
 
 /** Body of POST and PUT /vendor/shipping-methods. */
@@ -15,7 +27,17 @@ export const shippingMethodBody = z
     type: shippingRateTypeSchema,
     rate_config: z
       .record(z.string(), z.unknown())
-      .meta({ description: 'Stored as given (no server-side shape check). flat: {rate}; weight: {base_rate, per_kg}; dimension: {base_rate, per_cm3}.' }),
+      .refine((config) => Buffer.byteLength(JSON.stringify(config), 'utf8') <= RATE_CONFIG_MAX_BYTES, {
+        message: `rate_config must be at most ${RATE_CONFIG_MAX_BYTES} bytes of JSON`,
+      })
+      .refine((config) => jsonDepth(config) <= RATE_CONFIG_MAX_DEPTH, {
+        message: `rate_config must be nested at most ${RATE_CONFIG_MAX_DEPTH} levels deep`,
+      })
+      .meta({
+        description:
+          'Stored as given (no server-side shape check), but at most 16 KiB of JSON nested at most 5 levels (else 400). ' +
+          'flat: {rate}; weight: {base_rate, per_kg}; dimension: {base_rate, per_cm3}.',
+      }),
     estimated_days_min: days,
     estimated_days_max: days,
   })

@@ -1,0 +1,22 @@
+import { ConfigError, baseConfigSchema, durationMs, loadConfig } from './config';
+
+const required = { PORT: '4100', DATABASE_URL: 'postgresql://x@h/db?schema=s', IDENTITY_SECRET: 'x'.repeat(16) };
+const DAY = 86_400_000;
+
+describe('bus retention settings', () => {
+  test('default to 7 days of published outbox rows, 14 days of inbox rows, pruned hourly', () => {
+    expect(loadConfig(baseConfigSchema, required)).toMatchObject({ OUTBOX_RETENTION: 7 * DAY, INBOX_RETENTION: 14 * DAY, BUS_PRUNE_INTERVAL: 3_600_000 });
+  });
+
+  test('take durations with a unit', () => {
+    const config = loadConfig(baseConfigSchema, { ...required, OUTBOX_RETENTION: '36h', INBOX_RETENTION: '30d', BUS_PRUNE_INTERVAL: '90s' });
+    expect(config).toMatchObject({ OUTBOX_RETENTION: 36 * 3_600_000, INBOX_RETENTION: 30 * DAY, BUS_PRUNE_INTERVAL: 90_000 });
+    expect(durationMs.parse('1500ms')).toBe(1500);
+    expect(durationMs.parse('15m')).toBe(900_000);
+  });
+
+  test.each(['7', '7 days', '-1d', '500ms', ''])('refuse %j, naming the variable', (value) => {
+    expect(() => loadConfig(baseConfigSchema, { ...required, INBOX_RETENTION: value })).toThrow(ConfigError);
+    expect(() => loadConfig(baseConfigSchema, { ...required, INBOX_RETENTION: value })).toThrow(/INBOX_RETENTION/);
+  });
+});
