@@ -85,14 +85,14 @@ CREATE INDEX purchase_request_order_id_idx ON purchase_request (order_id);
 
 CREATE TABLE b2b_order (
   order_id uuid PRIMARY KEY,
-  company_id uuid NOT NULL,
-  short_id text NOT NULL,
-  customer_id uuid NOT NULL,
+  company_id uuid,
+  short_id text,
+  customer_id uuid,
   status text NOT NULL,
-  total numeric(12, 2) NOT NULL,
-  sub_order_count integer NOT NULL,
+  total numeric(12, 2),
+  sub_order_count integer,
   paid_at timestamptz(6),
-  created_at timestamptz(6) NOT NULL,
+  created_at timestamptz(6),
   updated_at timestamptz(6) NOT NULL DEFAULT now()
 );
 CREATE INDEX b2b_order_company_id_created_at_idx ON b2b_order (company_id, created_at);
