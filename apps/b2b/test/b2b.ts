@@ -36,6 +36,7 @@ export class Peers {
   /** create_user calls, in order (to check the idempotency key and the password flag). */
   readonly createUserCalls: { email: string; idempotencyKey?: string; mustChangePassword: boolean }[] = [];
   notifierDown = false;
+  private readonly createdByKey = new Map<string, string>();
 
   constructor(readonly bus: Bus) {}
 
@@ -43,9 +44,13 @@ export class Peers {
     return [
       serveRpc(this.bus, identityCreateUser, async (input) => {
         this.createUserCalls.push({ email: input.email, idempotencyKey: input.idempotencyKey, mustChangePassword: input.mustChangePassword });
+        // as the gateway does: a repeat with the same idempotency key answers the first result (created: true)
+        const keyed = input.idempotencyKey ? this.createdByKey.get(input.idempotencyKey) : undefined;
+        if (keyed) return { user: this.users.get(keyed)!, created: true };
         const existing = [...this.users.values()].find((u) => u.email === input.email);
         if (existing) return { user: existing, created: false };
         const user = this.addUser({ email: input.email, fullName: input.fullName, role: input.role, mustChangePassword: input.mustChangePassword });
+        if (input.idempotencyKey) this.createdByKey.set(input.idempotencyKey, user.id);
         return { user, created: true };
       }),
       serveRpc(this.bus, identityUsers, async ({ userIds }) => ({ users: userIds.flatMap((id) => this.users.get(id) ?? []) })),

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { callRpc, consumeWithInbox, RpcFailedError, type Bus, type RunningConsumer } from '@pasar/bus';
-import { identityAccountSetupCompleted, identityCreateUser, notifierSendEmail, type InviteTeamMemberBody, type ListQuery, type TeamMember } from '@pasar/contracts';
+import { identityAccountSetupCompleted, identityCreateUser, notifierSendEmail, type InviteTeamMemberBody, type ListQuery, type RpcRequest, type TeamMember } from '@pasar/contracts';
 import { conflict, ProblemError } from '@pasar/service-kit';
 import { iso, lockKey, now, type B2bDeps, type Tx } from '../deps';
 import type { CompanyMember, PrismaClient } from '../generated/prisma/client';
@@ -62,9 +62,8 @@ export async function inviteTeamMember(deps: Deps, inviter: Membership, body: In
   });
 
   const inviterName = (await userNames(deps, [inviter.userId])).get(inviter.userId)?.fullName ?? company.name;
-  await callRpc(
+  await sendInvite(
     bus,
-    notifierSendEmail,
     {
       messageId: randomUUID(),
       to: user.email,
@@ -78,9 +77,19 @@ export async function inviteTeamMember(deps: Deps, inviter: Membership, body: In
         setupUrl: setupUrl(config.APP_URL),
       },
     },
-    { requestId, timeoutMs: 10_000 },
+    requestId,
   );
   return toTeamMember(member, new Map([[user.id, { fullName: user.fullName, email: user.email }]]));
+}
+
+/** The invite e-mail, sent now; a refusal is 502 `invite_email_failed` (the membership stays; inviting again resends). */
+async function sendInvite(bus: Bus, message: RpcRequest<typeof notifierSendEmail>, requestId?: string): Promise<void> {
+  try {
+    await callRpc(bus, notifierSendEmail, message, { requestId, timeoutMs: 10_000 });
+  } catch (err) {
+    if (err instanceof RpcFailedError) throw new ProblemError(502, 'invite_email_failed', 'the invitation e-mail could not be sent; invite again to resend it');
+    throw err;
+  }
 }
 
 async function createCustomer(bus: Bus, companyId: string, body: InviteTeamMemberBody, password: string, requestId?: string) {
