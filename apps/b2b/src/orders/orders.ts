@@ -1,4 +1,5 @@
-import { callRpc } from '@pasar/bus';
+import { callRpc, RpcFailedError } from '@pasar/bus';
+import { ProblemError } from '@pasar/service-kit';
 import { checkoutOrderDetails, type B2bContext as B2bContextBody, type B2bOrderDetail, type B2bOrderSummary, type FinanceStats, type ListQuery, type MonthlySpendEntry } from '@pasar/contracts';
 import { now, type B2bDeps } from '../deps';
 import { activeMembershipOf, type Membership } from '../members/access';
@@ -73,7 +74,10 @@ export async function companyOrderDetail(deps: Deps, userId: string, orderId: st
     where: { companyId: order.companyId, userId, status: 'active', company: { status: 'approved' } },
   });
   if (!member) return null;
-  const { order: detail } = await callRpc(deps.bus, checkoutOrderDetails, { orderId }, { requestId });
+  const { order: detail } = await callRpc(deps.bus, checkoutOrderDetails, { orderId }, { requestId }).catch((err: unknown) => {
+    if (err instanceof RpcFailedError) throw new ProblemError(502, 'checkout_refused', 'checkout could not answer the order detail');
+    throw err;
+  });
   if (!detail) return null;
   const requests = await deps.prisma.purchaseRequest.findMany({ where: { orderId, companyId: order.companyId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   const names = await userNames(deps, requests.map((r) => r.requesterId));
