@@ -105,7 +105,8 @@ export interface TestB2b {
   b2b: B2bService;
   peer: TestBus;
   peers: Peers;
-  /** fetch on b2b's API with signed identity headers (null: anonymous). */
+  /** fetch on b2b's API with signed identity headers (null: anonymous); the body is parsed JSON, read freely by assertions. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   call(method: string, path: string, as: Caller | null, body?: unknown): Promise<{ status: number; body: any }>;
   stop(): Promise<void>;
 }
