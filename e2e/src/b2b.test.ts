@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { callRpc } from '@pasar/bus';
 import { b2bReserveRequests } from '@pasar/contracts';
+import { DEMO_B2B_ADMIN_EMAIL, DEMO_B2B_STAFF_EMAIL, seedB2bDemo } from '@pasar/stack';
 import { waitFor, type TestBus } from '@pasar/testkit';
 import { connectBus } from './support/bus';
 import { openStore, pollUntil, type E2eStore } from './support/commerce';
@@ -259,6 +260,27 @@ describe('B2B through the gateway', () => {
       expect((await applicant.client.get(`${API}/b2b/${companyId}/purchase-requests`)).status).toBe(404);
       expect((await store!.vendor.get(`${API}/b2b/${companyId}/orders`)).status).toBe(403);
       expect((await e2e.client().get(`${API}/b2b/context`)).status).toBe(401);
+    }),
+    120_000,
+  );
+
+  test(
+    'the demo seed: an approved company with a company_admin and a staff member who can sign in; a second run changes nothing',
+    withLogs(env, async () => {
+      const e2e = env();
+      const options = { bus: testBus!.bus, gatewayUrl: e2e.stack.gatewayUrl, admin: e2e.stack.admin, password: 'demo-password-2026' };
+      const first = await seedB2bDemo(options);
+      const second = await seedB2bDemo(options);
+      expect(second.companyId).toBe(first.companyId);
+      const roles: Record<string, string> = {};
+      for (const email of [DEMO_B2B_ADMIN_EMAIL, DEMO_B2B_STAFF_EMAIL]) {
+        const client = e2e.client();
+        expect((await client.post(`${API}/auth/sign-in`, { email, password: 'demo-password-2026' })).status).toBe(200);
+        const context = await client.get<{ companyId: string; role: string; taxComplete: boolean }>(`${API}/b2b/context`);
+        expect(context.body).toMatchObject({ companyId: first.companyId, taxComplete: true });
+        roles[email] = context.body.role;
+      }
+      expect(roles).toEqual({ [DEMO_B2B_ADMIN_EMAIL]: 'company_admin', [DEMO_B2B_STAFF_EMAIL]: 'staff' });
     }),
     120_000,
   );
