@@ -26,6 +26,7 @@ describe('POST /b2b/companies', () => {
     ['an unknown field', { extra: 'x' }],
     ['a wrong type', { postcode: 40000 }],
     ['a huge string', { industry: 'x'.repeat(5000) }],
+    ['a NUL character', { name: 'Maju\u0000 Sdn Bhd' }],
   ])('%s answers 400 validation_failed and writes nothing', async (_, overrides) => {
     const t = env();
     const owner = customer();

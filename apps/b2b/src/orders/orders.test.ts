@@ -91,6 +91,7 @@ describe('orders, detail and spend', () => {
     ]);
     expect((await t.call('GET', `/b2b/${company.companyId}/orders?status=paid`, company.owner)).body.map((o: { id: string }) => o.id)).toEqual([first.order.orderId]);
     expect((await t.call('GET', `/b2b/${other.companyId}/orders`, other.owner)).body).toEqual([]);
+    expect((await t.call('GET', `/b2b/${company.companyId}/orders?status=weird`, company.owner)).status).toBe(400);
     expect((await t.call('GET', `/b2b/${company.companyId}/orders`, other.owner)).status).toBe(404);
 
     const detail: OrderDetail = {

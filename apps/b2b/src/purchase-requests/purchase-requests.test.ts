@@ -53,6 +53,7 @@ describe('POST /b2b/purchase-requests', () => {
       expect((await t.call('POST', '/b2b/purchase-requests', staff, { productId: product.productId, quantity })).status).toBe(400);
     }
     expect((await t.call('POST', '/b2b/purchase-requests', staff, { productId: 'nope', quantity: 1 })).status).toBe(400);
+    expect((await t.call('POST', '/b2b/purchase-requests', staff, { productId: product.productId, quantity: 1, note: 'a\u0000b' })).status).toBe(400);
     expect((await t.call('POST', '/b2b/purchase-requests', customer(), { productId: product.productId, quantity: 1 })).status).toBe(404);
     const pending = await givenMember(t, company.companyId, 'staff', 'pending');
     expect(await t.call('POST', '/b2b/purchase-requests', pending, { productId: product.productId, quantity: 1 })).toMatchObject({ status: 403, body: { code: 'membership_pending' } });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { orderStatusSchema } from '../commerce';
 import { money } from './common';
 import { orderDetail } from './orders';
 
@@ -6,7 +7,9 @@ import { orderDetail } from './orders';
 // rows, resources B2B purchase request / team member / order summary / monthly spend / company,
 // and DESIGN §7 for the shapes the spec leaves open. Field case as the spec shows per endpoint.
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+/** No NUL characters: PostgreSQL text cannot hold them, so they are refused as bad input (400), never a 500. */
+const NO_NUL = /^[^\u0000]*$/;
+const text = (max: number) => z.string().trim().min(1).max(max).regex(NO_NUL, 'must not contain NUL characters');
 const email = z.string().trim().toLowerCase().pipe(z.email().max(254));
 const timestamp = z.iso.datetime();
 
@@ -79,7 +82,7 @@ export const createPurchaseRequestBody = z
     productId: z.uuid(),
     variantId: z.uuid().nullish().meta({ description: 'Required when the product is sold by variant.' }),
     quantity: z.number().int().min(1).max(MAX_REQUEST_QUANTITY),
-    note: z.string().trim().max(2000).nullish(),
+    note: z.string().trim().max(2000).regex(NO_NUL, 'must not contain NUL characters').nullish(),
   })
   .strict()
   .meta({ id: 'CreatePurchaseRequestRequest' });
@@ -114,7 +117,7 @@ export const purchaseRequestsQuery = z.object({
 });
 
 export const b2bOrdersQuery = z.object({
-  status: z.string().trim().min(1).max(40).optional(),
+  status: orderStatusSchema.optional(),
   page: z.coerce.number().int().min(1).max(10000).default(1),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
