@@ -163,16 +163,34 @@ test.each([
   }
 });
 
-test('Idempotency-Key: a retry answers the first order, with the same reservation id', async () => {
+test('Idempotency-Key: the reservation id is derived from the caller and the key; a retry answers the first order', async () => {
   const c = await catalog();
   const buyer = randomUUID();
   const body = { purchaseRequestIds: [b2b.approved(c.paper.id, 1)] };
   const first = await submit(buyer, body, 'b2b-key-1').expect(201);
+  expect(b2b.reserveCalls.at(-1)?.reservationId).toBe(reservationIdOf(buyer, 'b2b-key-1'));
   const second = await submit(buyer, body, 'b2b-key-1').expect(201);
   expect(second.body.orderId).toBe(first.body.orderId);
-  const ids = b2b.reserveCalls.slice(-2).map((call) => call.reservationId);
-  expect(ids).toEqual([reservationIdOf(buyer, 'b2b-key-1'), reservationIdOf(buyer, 'b2b-key-1')]);
-  expect(reservationIdOf(buyer, 'b2b-key-2')).not.toBe(ids[0]);
+  expect(reservationIdOf(buyer, 'b2b-key-2')).not.toBe(reservationIdOf(buyer, 'b2b-key-1'));
+  expect(reservationIdOf(randomUUID(), 'b2b-key-1')).not.toBe(reservationIdOf(buyer, 'b2b-key-1'));
+});
+
+test('Idempotency-Key: a retry after the requests were confirmed answers the first order without reserving again; another body 409', async () => {
+  const c = await catalog();
+  const buyer = randomUUID();
+  const body = { purchaseRequestIds: [b2b.approved(c.paper.id, 1)] };
+  const first = await submit(buyer, body, 'b2b-key-confirmed').expect(201);
+  const calls = b2b.reserveCalls.length;
+  b2b.refuseWith = 'not_approved'; // as b2b would answer once the requests are paid
+  try {
+    const retry = await submit(buyer, body, 'b2b-key-confirmed').expect(201);
+    expect(retry.body.orderId).toBe(first.body.orderId);
+    expect(b2b.reserveCalls.length).toBe(calls);
+    const other = await submit(buyer, { purchaseRequestIds: [randomUUID()] }, 'b2b-key-confirmed').expect(409);
+    expect(other.body.code).toBe('idempotency_key_reused');
+  } finally {
+    b2b.refuseWith = null;
+  }
 });
 
 test('two concurrent submits of the same request: exactly one order', async () => {

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Order, PrismaClient } from '../generated/prisma/client';
 import { buildOrderDetail } from './orders';
 import { priceOrder, writeOrder } from './place-order';
-import { idempotencyOf, placeOnce, type OrderDeps, type SubmitOptions } from './submit';
+import { earlierOrder, idempotencyOf, placeOnce, type OrderDeps, type SubmitOptions } from './submit';
 
 /** What B2B submit needs beyond every submit: b2b answers the reservation over the bus. */
 export interface B2bOrderDeps extends OrderDeps {
@@ -61,6 +61,9 @@ async function reserveRequests(bus: Bus, request: { reservationId: string; userI
 export async function submitB2bOrder(deps: B2bOrderDeps, customerId: string, body: B2bSubmitBody, options: SubmitOptions = {}): Promise<Order> {
   const { prisma, bus, config, clock = () => new Date() } = deps;
   const idempotency = idempotencyOf('b2b-submit', options.idempotencyKey, body);
+  // a retry of a placed submit answers its order without asking b2b again (its requests may be paid by now)
+  const earlier = await earlierOrder(prisma, customerId, idempotency);
+  if (earlier) return earlier;
   const reservationId = reservationIdOf(customerId, options.idempotencyKey);
   const held = await reserveRequests(bus, { reservationId, userId: customerId, purchaseRequestIds: [...new Set(body.purchaseRequestIds)] }, options.requestId);
   try {
