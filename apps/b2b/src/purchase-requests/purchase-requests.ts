@@ -190,7 +190,7 @@ export async function recentRequests(deps: Deps, { company, member, userId }: Me
   }));
 }
 
-/** GET /b2b/{companyId}/approved-for-checkout: approved requests with store and weight, oldest first (checkout order). */
+/** GET /b2b/{companyId}/approved-for-checkout: approved requests with store and weight, newest first, paged. */
 export async function approvedForCheckout(deps: Deps, { company }: Membership, page: ListQuery): Promise<ApprovedForCheckoutItem[]> {
   const requests = await deps.prisma.purchaseRequest.findMany({
     where: { companyId: company.id, status: 'approved' },
