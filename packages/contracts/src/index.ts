@@ -15,3 +15,5 @@ export * from './http/family';
 export * from './openapi';
 export * from './http/payments';
 export * from './http/account-features';
+export * from './b2b';
+export * from './http/b2b';

@@ -16,3 +16,4 @@ export { startNatsServer, NatsServerMissingError, NATS_INSTALL_HINT, type LocalN
 export { startLocalPostgres, choosePostgresLauncher, detectPostgresEnvironment, type LocalPostgres, type PostgresLauncher } from './postgres';
 export { probeNats, probePostgres, findOnPath } from './probes';
 export * from './seed';
+export * from './seed-b2b';

@@ -15,6 +15,7 @@ import {
   type CreateVoucherBody,
   type VendorProductBody,
 } from '@pasar/contracts';
+import { seedB2bDemo } from './seed-b2b';
 
 export const DEMO_VENDOR_EMAIL = 'vendor@pasar.local';
 export const DEMO_CUSTOMER_EMAIL = 'customer@pasar.local';
@@ -308,6 +309,7 @@ export async function seedDemoData(options: DemoSeedOptions): Promise<DemoSeedRe
       is_default: true,
     });
   }
+  await seedB2bDemo({ bus, gatewayUrl, admin: options.admin, password });
   return { vendor: DEMO_VENDOR_EMAIL, customer: DEMO_CUSTOMER_EMAIL, storeId, productsCreated };
 }
 

@@ -7,7 +7,7 @@ export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 export const DEFAULT_ADMIN_EMAIL = 'admin@pasar.local';
 export const DEFAULT_ADMIN_PASSWORD = 'pasar-admin-2026';
 export const DEFAULT_DEMO_PASSWORD = 'pasar-demo-2026';
-export const DEMO_LOGINS = ['vendor@pasar.local', 'customer@pasar.local'] as const;
+export const DEMO_LOGINS = ['vendor@pasar.local', 'customer@pasar.local', 'b2b-admin@pasar.local', 'b2b-staff@pasar.local'] as const;
 export const DEFAULT_READY_TIMEOUT_MS = 120_000;
 
 /** What the launcher was asked to do, from its arguments and environment (arguments win). */

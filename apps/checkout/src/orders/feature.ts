@@ -1,17 +1,19 @@
 import type { CheckoutFeature } from '../feature';
 import { loyaltyRoutes } from '../loyalty/routes';
 import { promotionRoutes } from '../promotions/routes';
+import { orderDetailsResponder } from './b2b-submit';
 import { orderRoutes } from './routes';
 
 /**
- * Checkout proper: vouchers and KOL codes (admin and validate), submit (single and family), the
+ * Checkout proper: vouchers and KOL codes (admin and validate), submit (single, family and B2B), the
  * pending order, the customer's orders and loyalty points.
  */
 export const ordersFeature: CheckoutFeature = {
   name: 'orders',
-  routes: (router, { prisma, config }) => {
+  routes: (router, { prisma, config, bus, log }) => {
     promotionRoutes(router, { prisma });
     loyaltyRoutes(router, { prisma });
-    orderRoutes(router, { prisma, config });
+    orderRoutes(router, { prisma, config, bus, log });
   },
+  rpc: ({ bus, prisma }) => [orderDetailsResponder(bus, prisma)],
 };

@@ -1,10 +1,11 @@
-import { familySubmitBody, idempotencyHeaders, pageQuery, submitOrderBody, uuidParam, type PlacedOrder } from '@pasar/contracts';
+import { b2bSubmitBody, familySubmitBody, idempotencyHeaders, pageQuery, submitOrderBody, uuidParam, type PlacedOrder } from '@pasar/contracts';
 import { API_PREFIX, parse, requireRole } from '@pasar/service-kit';
 import type { Request, Response, Router } from 'express';
 import type { Order } from '../generated/prisma/client';
+import { submitB2bOrder, type B2bOrderDeps } from './b2b-submit';
 import { submitFamilyOrder } from './family-submit';
 import { customerOrderDetail, listCustomerOrders, pendingOrderOf } from './orders';
-import { submitOrder, toPlacedOrder, type OrderDeps, type SubmitOptions } from './submit';
+import { submitOrder, toPlacedOrder, type SubmitOptions } from './submit';
 
 /** The per-request options of a submit: Idempotency-Key (<= 100 characters) and request id. */
 function submitOptions(req: Request): SubmitOptions {
@@ -18,8 +19,8 @@ function sendPlaced(res: Response, order: Order): void {
   res.status(201).location(`${API_PREFIX}/account/orders/${order.id}`).json(body);
 }
 
-/** Submits (single and family), the pending order, and the customer's orders. */
-export function orderRoutes(router: Router, deps: OrderDeps): void {
+/** Submits (single, family and B2B), the pending order, and the customer's orders. */
+export function orderRoutes(router: Router, deps: B2bOrderDeps): void {
   router.post('/checkout/submit', async (req, res) => {
     const { userId } = requireRole(req, 'customer');
     const options = submitOptions(req);
@@ -30,6 +31,12 @@ export function orderRoutes(router: Router, deps: OrderDeps): void {
     const { userId } = requireRole(req, 'customer');
     const options = submitOptions(req);
     sendPlaced(res, await submitFamilyOrder(deps, userId, parse(familySubmitBody, req.body), options));
+  });
+
+  router.post('/checkout/b2b/submit', async (req, res) => {
+    const { userId } = requireRole(req, 'customer');
+    const options = submitOptions(req);
+    sendPlaced(res, await submitB2bOrder(deps, userId, parse(b2bSubmitBody, req.body), options));
   });
 
   router.get('/checkout/pending-order', async (req, res) => {

@@ -50,7 +50,7 @@ export interface Idempotency {
 }
 
 /** The order an earlier request with this key placed; 409 `idempotency_key_reused` when its body differed. */
-async function earlierOrder(prisma: PrismaClient, customerId: string, idempotency: Idempotency | null): Promise<Order | null> {
+export async function earlierOrder(prisma: PrismaClient, customerId: string, idempotency: Idempotency | null): Promise<Order | null> {
   if (!idempotency) return null;
   // a cheap probe first: almost every key is new
   const [earlier] = await prisma.$queryRaw<{ id: string; requestHash: string | null }[]>`

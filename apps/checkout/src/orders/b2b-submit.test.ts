@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import { callRpc, RpcRefusal, serveRpc } from '@pasar/bus';
+import { b2bReleaseRequests, b2bReserveRequests, checkoutOrderDetails, placedOrder, type RpcRequest } from '@pasar/contracts';
+import type { Subscription } from '@nats-io/transport-node';
+import request from 'supertest';
+import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import type { PrismaClient } from '../generated/prisma/client';
+import { reservationIdOf } from './b2b-submit';
+import { as, seedAddress, seedProduct, seedShippingMethod, seedStore, SEEDED_ADDRESS, stockOf } from './test-fixtures';
+
+let t: TestCheckout;
+let prisma: PrismaClient;
+
+/**
+ * b2b as a real NATS responder: approved requests it holds per reservation, atomically (one
+ * in-process map), and every call it got.
+ */
+class FakeB2b {
+  readonly requests = new Map<string, { productId: string; variantId: string | null; quantity: number; status: 'approved' | 'checkout_pending'; reservationId: string | null }>();
+  readonly reserveCalls: RpcRequest<typeof b2bReserveRequests>[] = [];
+  readonly releaseCalls: string[] = [];
+  refuseWith: string | null = null;
+  private subscriptions: Subscription[] = [];
+
+  serve() {
+    this.subscriptions = [
+      serveRpc(t.peer.bus, b2bReserveRequests, async (input) => {
+        this.reserveCalls.push(input);
+        if (this.refuseWith) throw new RpcRefusal(this.refuseWith, `refused: ${this.refuseWith}`);
+        const rows = input.purchaseRequestIds.map((id) => this.requests.get(id));
+        if (rows.some((r) => !r)) throw new RpcRefusal('not_found', 'a purchase request is not in your company');
+        const repeat = rows.every((r) => r!.reservationId === input.reservationId);
+        if (!repeat && rows.some((r) => r!.status !== 'approved')) throw new RpcRefusal('not_approved', 'held by another checkout');
+        for (const r of rows) Object.assign(r!, { status: 'checkout_pending', reservationId: input.reservationId });
+        return {
+          reservationId: input.reservationId,
+          companyId: COMPANY_ID,
+          companyName: 'Syarikat Maju',
+          buyerTin: 'C12345678',
+          companyAddress: COMPANY_ADDRESS,
+          lines: input.purchaseRequestIds.map((id) => ({ purchaseRequestId: id, ...pick(this.requests.get(id)!) })),
+        };
+      }),
+      serveRpc(t.peer.bus, b2bReleaseRequests, async ({ reservationId }) => {
+        this.releaseCalls.push(reservationId);
+        let released = 0;
+        for (const r of this.requests.values()) {
+          if (r.reservationId === reservationId && r.status === 'checkout_pending') {
+            Object.assign(r, { status: 'approved', reservationId: null });
+            released += 1;
+          }
+        }
+        return { released };
+      }),
+    ];
+  }
+
+  stop() {
+    for (const sub of this.subscriptions) sub.unsubscribe();
+  }
+
+  approved(productId: string, quantity: number, variantId: string | null = null): string {
+    const id = randomUUID();
+    this.requests.set(id, { productId, variantId, quantity, status: 'approved', reservationId: null });
+    return id;
+  }
+}
+
+const pick = ({ productId, variantId, quantity }: { productId: string; variantId: string | null; quantity: number }) => ({ productId, variantId, quantity });
+const COMPANY_ID = randomUUID();
+const COMPANY_ADDRESS = { fullName: 'Aisyah Rahman', phone: '+60123456789', addressLine1: '12 Jalan Industri', addressLine2: null, city: 'Shah Alam', postcode: '40000', state: 'Selangor' };
+
+let b2b: FakeB2b;
+
+beforeAll(async () => {
+  t = await startTestCheckout();
+  prisma = t.checkout.prisma;
+  b2b = new FakeB2b();
+  b2b.serve();
+});
+afterAll(async () => {
+  b2b?.stop();
+  await t?.stop();
+});
+
+const submit = (userId: string, body: Record<string, unknown>, idempotencyKey?: string) => {
+  const req = request(t.checkout.url).post('/api/v1/checkout/b2b/submit').set(as('customer', userId));
+  return (idempotencyKey ? req.set('Idempotency-Key', idempotencyKey) : req).send(body);
+};
+
+/** Two stores, each with a flat shipping method and a product. */
+async function catalog() {
+  const storeA = await seedStore(prisma, 'Store A');
+  const storeB = await seedStore(prisma, 'Store B');
+  await seedShippingMethod(prisma, storeA, { rateConfig: { rate: 6 } });
+  await seedShippingMethod(prisma, storeB, { rateConfig: { rate: 4 } });
+  const chair = await seedProduct(prisma, { storeId: storeA, name: 'Chair', basePrice: '249.90', stock: 10 });
+  const paper = await seedProduct(prisma, { storeId: storeB, name: 'Paper', basePrice: '12.35', stock: 100 });
+  return { storeA, storeB, chair, paper };
+}
+
+test('approved requests become one B2B order: is_b2b, company TIN, company address, one sub-order per store, request ids in the event', async () => {
+  const c = await catalog();
+  const a = b2b.approved(c.chair.id, 2);
+  const b = b2b.approved(c.paper.id, 3);
+  const buyer = randomUUID();
+  const res = await submit(buyer, { purchaseRequestIds: [a, b] }).expect(201);
+  const placed = placedOrder.parse(res.body);
+  // 2 × 249.90 + 3 × 12.35 = 536.85; shipping 6 + 4
+  expect(placed).toMatchObject({ status: 'pending_payment', subtotal: '536.85', shippingTotal: '10.00', total: '546.85' });
+  const order = await prisma.order.findUniqueOrThrow({ where: { id: placed.orderId }, include: { subOrders: true } });
+  expect(order).toMatchObject({ customerId: buyer, isB2b: true, buyerTin: 'C12345678', shipAddressLine1: '12 Jalan Industri', shipFullName: 'Aisyah Rahman' });
+  expect([...order.purchaseRequestIds].sort()).toEqual([a, b].sort());
+  expect(order.subOrders.map((s) => s.storeId).sort()).toEqual([c.storeA, c.storeB].sort());
+  expect(await stockOf(prisma, c.chair.id)).toBe(8);
+  const [event] = await prisma.outbox.findMany({ where: { type: 'checkout.order.created', payload: { path: ['data', 'orderId'], equals: placed.orderId } } });
+  expect(event.payload).toMatchObject({ data: { isB2b: true, buyerTin: 'C12345678', purchaseRequestIds: expect.arrayContaining([a, b]) } });
+  expect(b2b.releaseCalls).not.toContain(b2b.reserveCalls.at(-1)?.reservationId);
+});
+
+test("an addressId delivers to the caller's address; someone else's address is 404 and the reservation is released", async () => {
+  const c = await catalog();
+  const buyer = randomUUID();
+  const addressId = await seedAddress(prisma, buyer);
+  const res = await submit(buyer, { purchaseRequestIds: [b2b.approved(c.chair.id, 1)], addressId }).expect(201);
+  const order = await prisma.order.findUniqueOrThrow({ where: { id: res.body.orderId } });
+  expect(order).toMatchObject({ shipAddressLine1: SEEDED_ADDRESS.addressLine1, shipCity: SEEDED_ADDRESS.city });
+
+  const id = b2b.approved(c.chair.id, 1);
+  const foreign = await seedAddress(prisma, randomUUID());
+  await submit(buyer, { purchaseRequestIds: [id], addressId: foreign }).expect(404);
+  expect(b2b.releaseCalls).toContain(b2b.reserveCalls.at(-1)?.reservationId);
+  expect(b2b.requests.get(id)?.status).toBe('approved');
+});
+
+test('placing fails (not enough stock): 400, nothing written, the reservation released once', async () => {
+  const c = await catalog();
+  const id = b2b.approved(c.chair.id, 11);
+  const before = await prisma.order.count();
+  const res = await submit(randomUUID(), { purchaseRequestIds: [id] }).expect(400);
+  expect(res.body.code).toBe('insufficient_stock');
+  expect(await prisma.order.count()).toBe(before);
+  const reservationId = b2b.reserveCalls.at(-1)!.reservationId;
+  expect(b2b.releaseCalls.filter((r) => r === reservationId)).toHaveLength(1);
+  expect(b2b.requests.get(id)?.status).toBe('approved');
+});
+
+test.each([
+  ['not_found', 404],
+  ['forbidden', 403],
+  ['not_approved', 409],
+  ['tax_incomplete', 400],
+])('b2b refusing with %s answers %i and places nothing', async (code, status) => {
+  const c = await catalog();
+  b2b.refuseWith = code;
+  try {
+    const before = await prisma.order.count();
+    const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.chair.id, 1)] }).expect(status);
+    expect(res.body.code).toBe(code);
+    expect(await prisma.order.count()).toBe(before);
+  } finally {
+    b2b.refuseWith = null;
+  }
+});
+
+test('Idempotency-Key: the reservation id is derived from the caller and the key; a retry answers the first order', async () => {
+  const c = await catalog();
+  const buyer = randomUUID();
+  const body = { purchaseRequestIds: [b2b.approved(c.paper.id, 1)] };
+  const first = await submit(buyer, body, 'b2b-key-1').expect(201);
+  expect(b2b.reserveCalls.at(-1)?.reservationId).toBe(reservationIdOf(buyer, 'b2b-key-1'));
+  const second = await submit(buyer, body, 'b2b-key-1').expect(201);
+  expect(second.body.orderId).toBe(first.body.orderId);
+  expect(reservationIdOf(buyer, 'b2b-key-2')).not.toBe(reservationIdOf(buyer, 'b2b-key-1'));
+  expect(reservationIdOf(randomUUID(), 'b2b-key-1')).not.toBe(reservationIdOf(buyer, 'b2b-key-1'));
+});
+
+test('Idempotency-Key: a retry after the requests were confirmed answers the first order without reserving again; another body 409', async () => {
+  const c = await catalog();
+  const buyer = randomUUID();
+  const body = { purchaseRequestIds: [b2b.approved(c.paper.id, 1)] };
+  const first = await submit(buyer, body, 'b2b-key-confirmed').expect(201);
+  const calls = b2b.reserveCalls.length;
+  b2b.refuseWith = 'not_approved'; // as b2b would answer once the requests are paid
+  try {
+    const retry = await submit(buyer, body, 'b2b-key-confirmed').expect(201);
+    expect(retry.body.orderId).toBe(first.body.orderId);
+    expect(b2b.reserveCalls.length).toBe(calls);
+    const other = await submit(buyer, { purchaseRequestIds: [randomUUID()] }, 'b2b-key-confirmed').expect(409);
+    expect(other.body.code).toBe('idempotency_key_reused');
+  } finally {
+    b2b.refuseWith = null;
+  }
+});
+
+test('two concurrent submits of the same request: exactly one order', async () => {
+  const c = await catalog();
+  const id = b2b.approved(c.paper.id, 2);
+  const results = await Promise.all([submit(randomUUID(), { purchaseRequestIds: [id] }), submit(randomUUID(), { purchaseRequestIds: [id] })]);
+  expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+  expect(await prisma.order.count({ where: { purchaseRequestIds: { has: id } } })).toBe(1);
+});
+
+test('bad bodies 400; vendors 403; b2b not answering 503', async () => {
+  for (const body of [{}, { purchaseRequestIds: [] }, { purchaseRequestIds: ['x'] }, { purchaseRequestIds: [randomUUID()], extra: 1 }]) {
+    await submit(randomUUID(), body).expect(400);
+  }
+  await request(t.checkout.url).post('/api/v1/checkout/b2b/submit').set(as('vendor')).send({ purchaseRequestIds: [randomUUID()] }).expect(403);
+  b2b.stop();
+  try {
+    const res = await submit(randomUUID(), { purchaseRequestIds: [randomUUID()] }).expect(503);
+    expect(res.body.code).toBe('dependency_unavailable');
+  } finally {
+    b2b.serve();
+  }
+});
+
+test('rpc.checkout.order_details answers the order detail, or null', async () => {
+  const c = await catalog();
+  const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.chair.id, 1)] }).expect(201);
+  const { order } = await callRpc(t.peer.bus, checkoutOrderDetails, { orderId: res.body.orderId });
+  expect(order).toMatchObject({ id: res.body.orderId, isB2b: true, buyerTin: 'C12345678', total: res.body.total, subOrders: [expect.objectContaining({ storeId: c.storeA })] });
+  expect(await callRpc(t.peer.bus, checkoutOrderDetails, { orderId: randomUUID() })).toEqual({ order: null });
+});

@@ -1,0 +1,105 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { callRpc, RpcFailedError, serveRpc, type Bus } from '@pasar/bus';
+import { b2bReleaseRequests, b2bReserveRequests, checkoutOrderDetails, type B2bSubmitBody, type PostalAddress, type RpcResponse } from '@pasar/contracts';
+import { notFound, ProblemError } from '@pasar/service-kit';
+import type { Logger } from 'pino';
+import type { Order, PrismaClient } from '../generated/prisma/client';
+import { buildOrderDetail } from './orders';
+import { priceOrder, writeOrder } from './place-order';
+import { earlierOrder, idempotencyOf, placeOnce, type OrderDeps, type SubmitOptions } from './submit';
+
+/** What B2B submit needs beyond every submit: b2b answers the reservation over the bus. */
+export interface B2bOrderDeps extends OrderDeps {
+  bus: Bus;
+  log: Pick<Logger, 'warn'>;
+}
+
+type Reservation = RpcResponse<typeof b2bReserveRequests>;
+
+/** The HTTP answer of each reserve_requests refusal. */
+const RESERVE_REFUSALS: Record<string, { status: number; code: string }> = {
+  not_found: { status: 404, code: 'not_found' },
+  forbidden: { status: 403, code: 'forbidden' },
+  not_approved: { status: 409, code: 'not_approved' },
+  tax_incomplete: { status: 400, code: 'tax_incomplete' },
+  invalid_request: { status: 400, code: 'validation_failed' },
+};
+
+/**
+ * The reservation id of a submit: derived from the caller and the Idempotency-Key (a retry resumes
+ * the same reservation, STYLE §1), or fresh without a key.
+ */
+export function reservationIdOf(customerId: string, idempotencyKey: string | undefined): string {
+  if (idempotencyKey === undefined) return randomUUID();
+  const hex = createHash('sha256').update(`b2b-reservation:${customerId}:${idempotencyKey}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+async function reserveRequests(bus: Bus, request: { reservationId: string; userId: string; purchaseRequestIds: string[] }, requestId?: string): Promise<Reservation> {
+  try {
+    return await callRpc(bus, b2bReserveRequests, request, { requestId });
+  } catch (err) {
+    if (err instanceof RpcFailedError) {
+      const refusal = RESERVE_REFUSALS[err.code] ?? { status: 502, code: 'b2b_refused' };
+      throw new ProblemError(refusal.status, refusal.code, err.message);
+    }
+    throw err;
+  }
+}
+
+/**
+ * POST /checkout/b2b/submit (DESIGN §6, STYLE §1), a saga of named steps:
+ * 1. reserve: rpc.b2b.reserve_requests (same company, caller company_admin or finance, every
+ *    request approved, tax gate; the requests become checkout_pending under the reservation id);
+ * 2. place: the same order transaction as every submit (placeOnce: Idempotency-Key; priceOrder,
+ *    writeOrder), is_b2b=true, buyer_tin = company TIN, one sub-order per store, the request ids
+ *    in checkout.order.created;
+ * 3. confirm: b2b marks the requests paid with the order id when it consumes order.created.
+ * Compensation: when placing fails, rpc.b2b.release_requests frees what this reservation still
+ * holds; if that fails too, b2b's sweep releases it after the TTL.
+ */
+export async function submitB2bOrder(deps: B2bOrderDeps, customerId: string, body: B2bSubmitBody, options: SubmitOptions = {}): Promise<Order> {
+  const { prisma, bus, config, clock = () => new Date() } = deps;
+  const idempotency = idempotencyOf('b2b-submit', options.idempotencyKey, body);
+  // a retry of a placed submit answers its order without asking b2b again (its requests may be paid by now)
+  const earlier = await earlierOrder(prisma, customerId, idempotency);
+  if (earlier) return earlier;
+  const reservationId = reservationIdOf(customerId, options.idempotencyKey);
+  const held = await reserveRequests(bus, { reservationId, userId: customerId, purchaseRequestIds: [...new Set(body.purchaseRequestIds)] }, options.requestId);
+  try {
+    return await placeOnce(prisma, customerId, idempotency, async () => {
+      const shippingAddress = body.addressId ? await customerAddress(prisma, customerId, body.addressId) : held.companyAddress;
+      const priced = await priceOrder(prisma, {
+        customerId,
+        lines: held.lines,
+        shippingAddress,
+        isB2b: true,
+        buyerTin: held.buyerTin,
+        purchaseRequestIds: held.lines.map((line) => line.purchaseRequestId),
+        idempotency,
+        now: clock(),
+        paymentTtlMs: config.ORDER_PAYMENT_TTL,
+        requestId: options.requestId,
+      });
+      return (tx) => writeOrder(tx, priced);
+    });
+  } catch (err) {
+    await callRpc(bus, b2bReleaseRequests, { reservationId }, { requestId: options.requestId }).catch((releaseErr: unknown) =>
+      deps.log.warn({ err: releaseErr, reservationId }, 'release failed; the b2b sweep will release the reservation'),
+    );
+    throw err;
+  }
+}
+
+async function customerAddress(prisma: PrismaClient, customerId: string, addressId: string): Promise<PostalAddress> {
+  const [address] = await prisma.$queryRaw<PostalAddress[]>`
+    SELECT full_name AS "fullName", phone, address_line_1 AS "addressLine1", address_line_2 AS "addressLine2", city, postcode, state
+    FROM customer_address WHERE id = ${addressId}::uuid AND customer_id = ${customerId}::uuid`;
+  if (!address) throw notFound('address');
+  return address;
+}
+
+/** rpc.checkout.order_details: the order detail (as the customer sees it) for b2b's order view; null when unknown. */
+export function orderDetailsResponder(bus: Bus, prisma: PrismaClient) {
+  return serveRpc(bus, checkoutOrderDetails, async ({ orderId }) => ({ order: await buildOrderDetail(prisma, orderId) }));
+}

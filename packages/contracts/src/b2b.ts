@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { postalAddress } from './http/common';
+import { orderDetail } from './http/orders';
+import { defineEvent, defineRpc } from './messaging';
+
+// B2B events and rpc (DESIGN §4, §6).
+
+/** b2b → notifier: an administrator approved or rejected a company; the owner gets the company_reviewed e-mail. */
+export const b2bCompanyReviewed = defineEvent(
+  'b2b.company.reviewed',
+  z.object({
+    companyId: z.uuid(),
+    companyName: z.string(),
+    ownerId: z.uuid(),
+    ownerEmail: z.email(),
+    ownerName: z.string(),
+    approved: z.boolean(),
+    reason: z.string().nullable(),
+    reviewedBy: z.uuid(),
+    reviewedAt: z.iso.datetime(),
+  }),
+);
+
+/**
+ * checkout's B2B submit asks b2b to hold approved purchase requests for one order (DESIGN §6):
+ * same company, caller an active company_admin or finance member, every request approved, tax
+ * gate. The requests become checkout_pending under `reservationId`; a repeat with the same id
+ * answers the same reservation (even once confirmed). Refusals: `not_found` (a request outside
+ * the caller's company), `forbidden`, `not_approved`, `tax_incomplete`.
+ */
+export const b2bReserveRequests = defineRpc(
+  'rpc.b2b.reserve_requests',
+  z.object({
+    reservationId: z.uuid(),
+    userId: z.uuid(),
+    purchaseRequestIds: z.array(z.uuid()).min(1).max(50),
+  }),
+  z.object({
+    reservationId: z.uuid(),
+    companyId: z.uuid(),
+    companyName: z.string(),
+    /** The company TIN: the order's buyer_tin. */
+    buyerTin: z.string(),
+    /** The company's address, for orders submitted without an addressId. */
+    companyAddress: postalAddress,
+    lines: z.array(
+      z.object({ purchaseRequestId: z.uuid(), productId: z.uuid(), variantId: z.uuid().nullable(), quantity: z.number().int().positive() }),
+    ),
+  }),
+);
+
+/** checkout's B2B submit failed after reserving: the requests still checkout_pending under this reservation become approved again. */
+export const b2bReleaseRequests = defineRpc(
+  'rpc.b2b.release_requests',
+  z.object({ reservationId: z.uuid() }),
+  z.object({ released: z.number().int() }),
+);
+
+/** b2b's order detail: checkout answers the order detail (null when no such order). */
+export const checkoutOrderDetails = defineRpc(
+  'rpc.checkout.order_details',
+  z.object({ orderId: z.uuid() }),
+  z.object({ order: orderDetail.nullable() }),
+);
