@@ -15,3 +15,4 @@ export * from './http/family';
 export * from './openapi';
 export * from './http/payments';
 export * from './http/account-features';
+export * from './http/admin';
