@@ -5,3 +5,4 @@ export * from './wait';
 export * from './ports';
 export * from './nats-server';
 export * from './service-suite';
+export * from './fake-carrier';
