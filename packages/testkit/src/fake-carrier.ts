@@ -25,6 +25,8 @@ export interface FakeCarrier {
   hangNext(count: number): void;
   /** Label GETs answer 503 while set. */
   labelsDown: boolean;
+  /** How many label GETs were received. */
+  labelRequests: number;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
       hangs = count;
     },
     labelsDown: false,
+    labelRequests: 0,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -130,6 +133,7 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
   }
 
   function label(number: string, res: ServerResponse): void {
+    fake.labelRequests += 1;
     if (fake.labelsDown) return json(res, 503, { error: 'labels unavailable' });
     const pdf = labels.get(decodeURIComponent(number));
     if (!pdf) return json(res, 404, { error: 'unknown tracking number' });
