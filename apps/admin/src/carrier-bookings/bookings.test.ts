@@ -277,7 +277,7 @@ describe('the retry schedule is durable', () => {
 
   test('two workers claim disjoint bookings (FOR UPDATE SKIP LOCKED), each attempt counted once', async () => {
     const future = new Date(Date.now() + 24 * 60 * 60 * 1000);
-    const ids = Array.from({ length: 12 }, () => randomUUID());
+    const ids: string[] = Array.from({ length: 12 }, () => randomUUID());
     await t.admin.prisma.carrierBooking.createMany({
       data: ids.map((shipmentId) => ({
         shipmentId,
