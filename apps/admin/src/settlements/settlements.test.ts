@@ -23,7 +23,7 @@ const http = () => request(t.admin.url);
 const unique = (prefix: string) => `${prefix}${randomUUID().slice(0, 8).toUpperCase()}`;
 
 /** vendor shipped a shipment with this tracking id: the event admin's tracking index consumes. */
-async function shipped(trackingId: string, orderId = randomUUID(), shipmentId = randomUUID()): Promise<string> {
+async function shipped(trackingId: string, orderId: string = randomUUID(), shipmentId: string = randomUUID()): Promise<string> {
   const data: EventData<typeof vendorShipmentStatusChanged> = {
     shipmentId,
     orderId,
