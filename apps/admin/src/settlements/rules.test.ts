@@ -61,4 +61,14 @@ describe('parseSettlementCsv', () => {
       ]),
     );
   });
+
+  test('line numbers count blank lines, CRLF files and quoted fields that span lines', () => {
+    const simple = parseSettlementCsv('carrier_b', [B, 'CB1,01/11/2026,1,1', '', '', 'CB2,1/11/2026,1,1', 'CB3,01/11/2026,1,1', ''].join('\r\n'));
+    expect(simple).toMatchObject({ ok: true, total: 3, parseErrors: ['line 5: Invoice Date "1/11/2026" is not a date (DD/MM/YYYY)'] });
+    const spanning = parseSettlementCsv('carrier_a', [A, 'CA1,2026-11-01,1,1', '"CA\n2",2026-11-01,1,1', 'CA3,2026-11-01,1,x'].join('\n'));
+    expect(spanning).toMatchObject({ ok: true, total: 3 });
+    if (!spanning.ok) return;
+    expect(spanning.rows.map((r) => r.trackingId)).toEqual(['CA1']);
+    expect(spanning.parseErrors).toEqual([expect.stringMatching(/^line 4: Waybill No/), 'line 5: Amount (MYR) "x" is not an amount']);
+  });
 });

@@ -52,34 +52,65 @@ export type ParsedSettlementCsv =
 /**
  * Parses the carrier's CSV with csv-parse: the header must match exactly or the file is refused
  * (`wrong_header`); every other bad row, malformed quoting included, is a parse error and the
- * rest go on. `total` counts the data rows, good and bad.
+ * rest go on; blank lines are skipped. `total` counts the data rows, good and bad.
  */
 export function parseSettlementCsv(carrier: CarrierName, csvText: string): ParsedSettlementCsv {
-  const skipped: CsvError[] = [];
-  const records = parseCsv(csvText, {
-    bom: true,
-    info: true,
-    relax_column_count: true,
-    skip_empty_lines: true,
-    skip_records_with_error: true,
-    on_skip: (err) => {
-      if (err) skipped.push(err);
-    },
-  }) as unknown as { record: string[]; info: { lines: number } }[];
+  const records = recordsWithLines(csvText);
   const expected = SETTLEMENT_HEADERS[carrier];
-  const [header, ...data] = records;
-  const headerOk = header && header.info.lines === 1 && header.record.length === expected.length && header.record.every((name, i) => name === expected[i]);
+  const [header, ...data] = records.records;
+  const headerOk = header && header.line === 1 && header.fields.length === expected.length && header.fields.every((name, i) => name === expected[i]);
   if (!headerOk) {
     return { ok: false, code: 'wrong_header', detail: `the first line must be exactly: ${expected.join(',')}` };
   }
   const rows: SettlementRow[] = [];
-  const parseErrors = skipped.map((err) => `line ${lineOf(err)}: ${err.message.replace(/^Invalid [^:]*: /, '').slice(0, 200)}`);
-  for (const { record, info } of data) {
-    const result = parseSettlementRow(carrier, record, info.lines);
+  const parseErrors = [...records.errors];
+  for (const { fields, line } of data) {
+    const result = parseSettlementRow(carrier, fields, line);
     if (result.ok) rows.push(result.row);
     else parseErrors.push(result.error);
   }
-  return { ok: true, total: data.length + skipped.length, rows, parseErrors };
+  return { ok: true, total: data.length + records.errors.length, rows, parseErrors };
+}
+
+interface Records {
+  records: { fields: string[]; line: number }[];
+  /** Records csv-parse could not read (`line N: why`). */
+  errors: string[];
+}
+
+/**
+ * The non-blank records with their line numbers. The common file (one line per record, nothing
+ * csv-parse refuses) is read without csv-parse's per-record info, which costs more than the
+ * parsing itself; otherwise (a quoted field spanning lines, a malformed record) it is read again
+ * with the info, so line numbers stay right.
+ */
+function recordsWithLines(csvText: string): Records {
+  const base = { bom: true, relax_column_count: true, skip_records_with_error: true } as const;
+  let skipped = 0;
+  const plain = parseCsv(csvText, {
+    ...base,
+    on_skip: () => {
+      skipped += 1;
+    },
+  }) as string[][];
+  const simple = skipped === 0 && plain.every((fields) => fields.every((field) => !field.includes('\n') && !field.includes('\r')));
+  if (simple) {
+    const records = plain.map((fields, i) => ({ fields, line: i + 1 })).filter(({ fields }) => !(fields.length === 1 && fields[0].trim() === ''));
+    return { records, errors: [] };
+  }
+  const errors: CsvError[] = [];
+  const parsed = parseCsv(csvText, {
+    ...base,
+    info: true,
+    skip_empty_lines: true,
+    on_skip: (err) => {
+      if (err) errors.push(err);
+    },
+  }) as unknown as { record: string[]; info: { lines: number } }[];
+  return {
+    records: parsed.map(({ record, info }) => ({ fields: record, line: info.lines })),
+    errors: errors.map((err) => `line ${lineOf(err)}: ${err.message.slice(0, 200)}`),
+  };
 }
 
 function lineOf(err: CsvError): number {
