@@ -16,6 +16,8 @@ import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
 
 const LABEL_SIGNING_KEY = `e2e-label-key-${randomUUID()}`;
 const ADMIN_ENV = (carrierUrl: string) => ({
+  // the launcher turns the mock carrier on outside production; these tests talk to the fake carrier
+  CARRIER_MOCK: 'false',
   CARRIER_A_URL: carrierUrl,
   CARRIER_B_URL: carrierUrl,
   CARRIER_TIMEOUT_MS: '2000',
