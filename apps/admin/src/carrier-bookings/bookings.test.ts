@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Subscription } from '@nats-io/transport-node';
 import { RpcRefusal, serveRpc } from '@pasar/bus';
 import { adminShipmentBooked, bookingResult, carrierBookingRecord, labelUrlResponse, vendorBookingContext, type RpcResponse } from '@pasar/contracts';
@@ -113,6 +115,18 @@ describe('POST /admin/shipments/{id}/book', () => {
     const pdf = await http().get(first.url).set(signedHeaders(null)).buffer(true).expect(200);
     expect(pdf.headers['content-type']).toBe('application/pdf');
     expect((pdf.body as Buffer).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  test("a signed URL served by an instance whose storage lacks the label fetches it from the carrier again", async () => {
+    const id = givenShipment();
+    const { labelUrl } = await book(id);
+    await rm(join(t.config.STORAGE_DIR, 'labels', `${id}.pdf`));
+    const before = carrier.labelRequests;
+    const pdf = await http().get(labelUrl as string).set(signedHeaders(null)).buffer(true).expect(200);
+    expect((pdf.body as Buffer).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(carrier.labelRequests).toBe(before + 1);
+    await http().get(labelUrl as string).set(signedHeaders(null)).expect(200);
+    expect(carrier.labelRequests).toBe(before + 1);
   });
 
   test('a carrier that does not hand out the label: 502 label_unavailable, and it is fetched on the next call', async () => {

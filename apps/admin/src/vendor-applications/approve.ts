@@ -60,8 +60,9 @@ export async function approveApplication(deps: Deps, id: string): Promise<Approv
         ownerUserId: userId,
         name: application.storeName,
         description: application.description,
-        logoPath: application.logoUrl,
-        bannerPath: application.bannerUrl,
+        // the application's logo and banner are the applicant's links, not files in our storage (the store keeps storage paths)
+        logoPath: null,
+        bannerPath: null,
         tin: application.tin,
         msicCode: application.msicCode,
         sstRegNo: application.sstRegNo,

@@ -12,7 +12,11 @@ const text = (max: number) =>
     .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters');
 const optionalText = (max: number) => text(max).nullish();
 /** A link the applicant gives (certificate, logo, banner): absolute http(s) only. */
-const link = z.url({ protocol: /^https?$/ }).max(2000).nullish();
+const link = z
+  .url({ protocol: /^https?$/ })
+  .max(2000)
+  .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters')
+  .nullish();
 
 // ---------------------------------------------------------------- vendor applications (snake_case, spec)
 
