@@ -389,6 +389,25 @@ describe('POST /admin/vendor-applications/{id}/approve (the saga)', () => {
     expect(peers.credentialsTo(a.email)).toHaveLength(1);
   });
 
+  test('approve and reject at once: exactly one wins, and a rejected application gets no account or store', async () => {
+    for (let round = 0; round < 4; round += 1) {
+      const a = await apply();
+      const [approve, reject] = await Promise.all([
+        http().post(`${ADMIN}/${a.id}/approve`).set(asAdmin()),
+        http().post(`${ADMIN}/${a.id}/reject`).set(asAdmin()).send({ note: 'changed our mind' }),
+      ]);
+      expect([approve.status, reject.status].sort()).toEqual([200, 409]);
+      const row = await t.admin.prisma.vendorApplication.findUniqueOrThrow({ where: { id: a.id } });
+      if (row.status === 'rejected') {
+        expect(peers.stores.has(a.id)).toBe(false);
+        expect(peers.users.has(a.email)).toBe(false);
+      } else {
+        expect(row.status).toBe('approved');
+        expect(peers.stores.has(a.id)).toBe(true);
+      }
+    }
+  });
+
   test('an undeliverable credentials e-mail: 500, the application stays approved; resend after the fix delivers a new password', async () => {
     const a = await apply();
     peers.refused.add(a.email);

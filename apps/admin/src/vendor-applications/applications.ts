@@ -1,9 +1,9 @@
 import { enqueueEvent } from '@pasar/bus';
 import { notifyEmailRequested, type VendorApplicationBody, type VendorApplicationStatus } from '@pasar/contracts';
 import { normaliseMsic, normaliseTin } from '@pasar/tax';
-import { EVENT_SOURCE, now, type AdminDeps } from '../deps';
+import { EVENT_SOURCE, lockKey, now, type AdminDeps } from '../deps';
 import type { VendorApplication } from '../generated/prisma/client';
-import { derivedUuid, type Refusal } from './rules';
+import { derivedUuid, reviewLockOf, type Refusal } from './rules';
 
 type Deps = Pick<AdminDeps, 'prisma' | 'clock'>;
 
@@ -72,12 +72,13 @@ export function findApplication({ prisma }: Pick<AdminDeps, 'prisma'>, id: strin
 export type ReviewResult = { ok: true; application: VendorApplication } | Refusal<'not_found' | 'not_pending'>;
 
 /**
- * Reject from pending only (conditional update, so a concurrent approve or reject wins once):
+ * Reject from pending only (under the review lock, so it never lands inside an approval's saga):
  * stores the note, stamps reviewed_at, and asks for the rejection e-mail through the outbox in
  * the same transaction; the notifier sends it with retries, so its failure never fails this.
  */
 export async function rejectApplication(deps: Deps, id: string, note: string): Promise<ReviewResult> {
   return deps.prisma.$transaction(async (tx) => {
+    await lockKey(tx, reviewLockOf(id)); // waits for an approval of this application in progress
     const reviewedAt = now(deps);
     const { count } = await tx.vendorApplication.updateMany({
       where: { id, status: 'pending' },

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { callRpc, RpcFailedError, RpcUnavailableError } from '@pasar/bus';
 import { identityCreateUser, identityResetPassword, notifierSendEmail, vendorCreateStore } from '@pasar/contracts';
-import { now, type AdminDeps } from '../deps';
+import { lockKey, now, type AdminDeps } from '../deps';
 import type { VendorApplication } from '../generated/prisma/client';
-import { accountKeyOf, approvalEmailIdOf, credentialsResendable, generatePassword, reviewable, signInUrlOf, type Refusal } from './rules';
+import { accountKeyOf, approvalEmailIdOf, credentialsResendable, generatePassword, reviewLockOf, reviewable, signInUrlOf, type Refusal } from './rules';
 
 type Deps = Pick<AdminDeps, 'prisma' | 'bus' | 'config' | 'log' | 'clock'>;
 
@@ -24,7 +24,28 @@ export type ApproveResult = { ok: true; application: VendorApplication } | Appro
  * the e-mail. An undeliverable e-mail is `credentials_email_failed` (the route answers 500); the
  * application stays approved and resend-credentials follows.
  */
-export async function approveApplication(deps: Deps, id: string): Promise<ApproveResult> {
+export function approveApplication(deps: Deps, id: string): Promise<ApproveResult> {
+  return whileReviewing(deps, id, () => approveSaga(deps, id));
+}
+
+/**
+ * Runs `review` holding the application's review lock (an advisory lock in a transaction of its
+ * own): an approval and a rejection of one application take turns, so a reject never lands
+ * between the saga's steps (which would leave an account and a store for a rejected application).
+ * The saga's own writes commit on their own connections, so a step done stays done even when a
+ * later one fails.
+ */
+export function whileReviewing<T>(deps: Pick<Deps, 'prisma'>, id: string, review: () => Promise<T>): Promise<T> {
+  return deps.prisma.$transaction(
+    async (tx) => {
+      await lockKey(tx, reviewLockOf(id));
+      return review();
+    },
+    { timeout: 120_000, maxWait: 10_000 },
+  );
+}
+
+async function approveSaga(deps: Deps, id: string): Promise<ApproveResult> {
   let application = await deps.prisma.vendorApplication.findUnique({ where: { id } });
   if (!application) return { ok: false, code: 'not_found', detail: 'vendor application not found' };
   const pending = reviewable(application.status);
