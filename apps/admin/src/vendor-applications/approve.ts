@@ -5,6 +5,9 @@ import { lockKey, now, type AdminDeps } from '../deps';
 import type { VendorApplication } from '../generated/prisma/client';
 import { accountKeyOf, approvalEmailIdOf, credentialsResendable, generatePassword, reviewLockOf, reviewable, signInUrlOf, type Refusal } from './rules';
 
+/** How long the synchronous credentials e-mail may take before it counts as not delivered. */
+const EMAIL_RPC_TIMEOUT_MS = 8_000;
+
 type Deps = Pick<AdminDeps, 'prisma' | 'bus' | 'config' | 'log' | 'clock'>;
 
 export type ApprovalRefusal = Refusal<
@@ -122,7 +125,12 @@ async function approveSaga(deps: Deps, id: string): Promise<ApproveResult> {
  * old one stops working), then the credentials e-mail; undeliverable → `credentials_email_failed`
  * after the password was reset (spec).
  */
-export async function resendCredentials(deps: Deps, id: string): Promise<{ ok: true } | ApprovalRefusal> {
+export function resendCredentials(deps: Deps, id: string): Promise<{ ok: true } | ApprovalRefusal> {
+  // under the review lock: two resends at once reset and e-mail one after the other, so the last e-mail has the live password
+  return whileReviewing(deps, id, () => resend(deps, id));
+}
+
+async function resend(deps: Deps, id: string): Promise<{ ok: true } | ApprovalRefusal> {
   const application = await deps.prisma.vendorApplication.findUnique({ where: { id } });
   if (!application) return { ok: false, code: 'not_found', detail: 'vendor application not found' };
   const approved = credentialsResendable(application.status);
@@ -159,7 +167,8 @@ async function sendCredentials(
         template: 'credentials',
         vars: { fullName: application.fullName, email: application.email, password, signInUrl: signInUrlOf(deps.config.APP_URL) },
       },
-      { timeoutMs: 30_000 },
+      // within the gateway's upstream timeout (10 s), so the administrator gets this service's answer
+      { timeoutMs: EMAIL_RPC_TIMEOUT_MS },
     );
     return { ok: true };
   } catch (err) {
