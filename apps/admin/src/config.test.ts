@@ -12,7 +12,7 @@ describe('admin config', () => {
       PORT: 4004,
       CARRIER_MOCK: false,
       CARRIER_RETRY_WAITS: [300_000, 900_000, 3_600_000, 21_600_000, 86_400_000],
-      CARRIER_TIMEOUT_MS: 10_000,
+      CARRIER_TIMEOUT_MS: 8_000,
       LABEL_SIGNING_KEY: DEV_LABEL_SIGNING_KEY,
     });
     expect(config.PUBLIC_API_URL).toBeUndefined();

@@ -39,8 +39,8 @@ export const adminConfigSchema = z.preprocess(
     /** Carrier APIs (DESIGN §7); the testkit's fake carrier speaks both. */
     CARRIER_A_URL: httpUrl('http://127.0.0.1:4701'),
     CARRIER_B_URL: httpUrl('http://127.0.0.1:4702'),
-    /** A carrier call that has not answered after this long counts as a timeout (retryable). */
-    CARRIER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    /** A carrier call that has not answered after this long counts as a timeout (retryable); below the gateway's 10 s upstream timeout. */
+    CARRIER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(8_000),
     /** true: bookings skip the live carrier call (honoured only when NODE_ENV is not production). */
     CARRIER_MOCK: z.stringbool().default(false),
     /** The wait before each retry of a booking that got a 5xx or timeout; after the last, failed. */

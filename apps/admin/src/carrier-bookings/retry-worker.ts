@@ -27,14 +27,19 @@ export async function claimDueBookings(deps: Pick<Deps, 'prisma' | 'config' | 'c
   return deps.prisma.carrierBooking.findMany({ where: { shipmentId: { in: claimed.map((row) => row.shipment_id) } } });
 }
 
-/** One round: claim what is due, call the carrier for each, record each outcome. Returns how many were attempted. */
+/**
+ * One round: claim what is due, call the carrier for each (at once, so every call ends inside its
+ * lease), record each outcome. Returns how many were attempted.
+ */
 export async function retryDueBookings(deps: Deps): Promise<number> {
   const due = await claimDueBookings(deps);
-  for (const booking of due) {
-    const outcome = await deps.carriers[booking.carrier].book(requestOf(booking));
-    const recorded = await recordAttempt(deps, booking, outcome);
-    deps.log.info({ shipmentId: booking.shipmentId, attempts: recorded.attempts, status: recorded.status }, 'carrier booking retried');
-  }
+  await Promise.all(
+    due.map(async (booking) => {
+      const outcome = await deps.carriers[booking.carrier].book(requestOf(booking));
+      const recorded = await recordAttempt(deps, booking, outcome);
+      deps.log.info({ shipmentId: booking.shipmentId, attempts: recorded.attempts, status: recorded.status }, 'carrier booking retried');
+    }),
+  );
   return due.length;
 }
 
