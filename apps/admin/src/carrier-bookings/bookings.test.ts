@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import type { Subscription } from '@nats-io/transport-node';
 import { RpcRefusal, serveRpc } from '@pasar/bus';
 import { adminShipmentBooked, bookingResult, carrierBookingRecord, labelUrlResponse, vendorBookingContext, type RpcResponse } from '@pasar/contracts';
-import { signedHeaders, startFakeCarrier, waitFor, type FakeCarrier } from '@pasar/testkit';
+import { signedHeaders, silentLog, startFakeCarrier, waitFor, type FakeCarrier } from '@pasar/testkit';
 import request from 'supertest';
 import { asAdmin, asCustomer, asVendor, depsOf, outboxEvents, startTestAdmin, type TestAdmin } from '../../test/admin';
+import { startAdmin } from '../app';
 import { signedLabelUrl } from '../labels/rules';
 import { claimDueBookings, retryDueBookings } from './retry-worker';
 
@@ -313,6 +314,25 @@ describe('the retry schedule is durable', () => {
     // leased: nothing is due again until the lease ends
     expect(await claimDueBookings(later, 20)).toEqual([]);
     await t.admin.prisma.carrierBooking.deleteMany({ where: { shipmentId: { in: ids } } });
+  });
+
+  test('two admin instances on one schema: every retry is made once', async () => {
+    const second = await startAdmin(t.config, { log: silentLog });
+    try {
+      const ids = [givenShipment(), givenShipment(), givenShipment()];
+      carrier.failNext(6);
+      for (const id of ids) expect(await book(id)).toMatchObject({ status: 'pending_retry' });
+      for (const id of ids) await waitFor(async () => (await bookingOf(id)).status === 'success');
+      // 3 first attempts + 3 failed retries use up the 6 failures; each booking then succeeds once
+      const requests = ids.map((id) => requestsFor(id));
+      expect(requests.flat()).toHaveLength(9);
+      for (const [i, id] of ids.entries()) {
+        expect((await bookingOf(id)).attempts).toBe(requests[i].length);
+        expect(requests[i].filter((r) => r.answered === 201)).toHaveLength(1);
+      }
+    } finally {
+      await second.close();
+    }
   });
 
   test('a worker round with nothing due does nothing', async () => {
