@@ -1,5 +1,5 @@
 import type { Bus } from '@pasar/bus';
-import type { Logger } from 'pino';
+import type { ServiceContext } from '@pasar/service-kit';
 import { carriersFromConfig, type Carriers } from './carrier-bookings/carriers';
 import type { AdminConfig } from './config';
 import type { Prisma, PrismaClient } from './generated/prisma/client';
@@ -10,7 +10,7 @@ export interface AdminDeps {
   prisma: PrismaClient;
   bus: Bus;
   config: AdminConfig;
-  log: Logger;
+  log: ServiceContext<AdminConfig, PrismaClient>['log'];
   /** The carrier adapters (carrier_a, carrier_b, or the mock for both), chosen from config at boot. */
   carriers: Carriers;
   /** Where label PDFs are kept (local disk under STORAGE_DIR). */

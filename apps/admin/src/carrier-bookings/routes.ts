@@ -51,6 +51,11 @@ export function carrierBookingRoutes(router: Router, deps: AdminDeps): void {
     if (!params.success || !query.success) throw problemOf({ code: 'label_url_invalid', detail: 'the label URL is not valid' });
     const result = await signedLabel(deps, params.data.id, query.data);
     if (!result.ok) throw problemOf(result);
-    res.status(200).type('application/pdf').setHeader('cache-control', 'private, no-store').send(result.pdf);
+    res
+      .status(200)
+      .type('application/pdf')
+      .setHeader('content-disposition', `inline; filename="label-${params.data.id}.pdf"`)
+      .setHeader('cache-control', 'private, no-store')
+      .send(result.pdf);
   });
 }
