@@ -346,8 +346,11 @@ describe('POST /admin/vendor-applications/{id}/approve (the saga)', () => {
       peers.startStores();
     }
     const halfway = await t.admin.prisma.vendorApplication.findUniqueOrThrow({ where: { id: a.id } });
-    expect(halfway).toMatchObject({ status: 'pending', storeId: null });
+    expect(halfway).toMatchObject({ status: 'pending', storeId: null, approvingUntil: null });
     expect(halfway.userId).not.toBeNull();
+    // the account exists and nothing undoes it: the application can only be approved now
+    const reject = await http().post(`${ADMIN}/${a.id}/reject`).set(asAdmin()).send({ note: 'no' }).expect(409);
+    expect(reject.body.code).toBe('approval_started');
 
     await http().post(`${ADMIN}/${a.id}/approve`).set(asAdmin()).expect(200);
     expect(peers.createUserCalls.filter((c) => c.email === a.email)).toHaveLength(1);
@@ -406,6 +409,19 @@ describe('POST /admin/vendor-applications/{id}/approve (the saga)', () => {
         expect(peers.stores.has(a.id)).toBe(true);
       }
     }
+  });
+
+  test('a running approval (its lease) turns a second approve and a reject away; an expired lease does not', async () => {
+    const a = await apply();
+    await t.admin.prisma.vendorApplication.update({ where: { id: a.id }, data: { approvingUntil: new Date(Date.now() + 60_000) } });
+    expect((await http().post(`${ADMIN}/${a.id}/approve`).set(asAdmin()).expect(409)).body.code).toBe('approval_in_progress');
+    expect((await http().post(`${ADMIN}/${a.id}/reject`).set(asAdmin()).send({ note: 'no' }).expect(409)).body.code).toBe('approval_in_progress');
+    expect(peers.createUserCalls.filter((c) => c.email === a.email)).toHaveLength(0);
+
+    // the process that held it died: once the lease has passed, approve takes over
+    await t.admin.prisma.vendorApplication.update({ where: { id: a.id }, data: { approvingUntil: new Date(Date.now() - 1000) } });
+    await http().post(`${ADMIN}/${a.id}/approve`).set(asAdmin()).expect(200);
+    expect((await t.admin.prisma.vendorApplication.findUniqueOrThrow({ where: { id: a.id } })).approvingUntil).toBeNull();
   });
 
   test('an undeliverable credentials e-mail: 500, the application stays approved; resend after the fix delivers a new password', async () => {

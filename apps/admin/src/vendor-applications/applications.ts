@@ -1,9 +1,9 @@
 import { enqueueEvent } from '@pasar/bus';
 import { notifyEmailRequested, type VendorApplicationBody, type VendorApplicationStatus } from '@pasar/contracts';
 import { normaliseMsic, normaliseTin } from '@pasar/tax';
-import { EVENT_SOURCE, lockKey, now, type AdminDeps } from '../deps';
+import { EVENT_SOURCE, now, type AdminDeps } from '../deps';
 import type { VendorApplication } from '../generated/prisma/client';
-import { derivedUuid, reviewLockOf, type Refusal } from './rules';
+import { derivedUuid, type Refusal } from './rules';
 
 type Deps = Pick<AdminDeps, 'prisma' | 'clock'>;
 
@@ -69,24 +69,25 @@ export function findApplication({ prisma }: Pick<AdminDeps, 'prisma'>, id: strin
   return prisma.vendorApplication.findUnique({ where: { id } });
 }
 
-export type ReviewResult = { ok: true; application: VendorApplication } | Refusal<'not_found' | 'not_pending'>;
+export type ReviewResult = { ok: true; application: VendorApplication } | Refusal<'not_found' | 'not_pending' | 'approval_in_progress' | 'approval_started'>;
 
 /**
- * Reject from pending only (under the review lock, so it never lands inside an approval's saga):
- * stores the note, stamps reviewed_at, and asks for the rejection e-mail through the outbox in
- * the same transaction; the notifier sends it with retries, so its failure never fails this.
+ * Reject from pending only, and not while an approval runs or after one began (its account or
+ * store exists: approve again to complete it; nothing undoes them). One conditional update decides,
+ * so a concurrent approve or reject wins once. Stores the note, stamps reviewed_at, and asks for the
+ * rejection e-mail through the outbox in the same transaction; the notifier sends it with retries,
+ * so its failure never fails this.
  */
 export async function rejectApplication(deps: Deps, id: string, note: string): Promise<ReviewResult> {
   return deps.prisma.$transaction(async (tx) => {
-    await lockKey(tx, reviewLockOf(id)); // waits for an approval of this application in progress
     const reviewedAt = now(deps);
     const { count } = await tx.vendorApplication.updateMany({
-      where: { id, status: 'pending' },
+      where: { id, status: 'pending', userId: null, storeId: null, OR: [{ approvingUntil: null }, { approvingUntil: { lt: reviewedAt } }] },
       data: { status: 'rejected', rejectionNote: note, reviewedAt },
     });
     const application = await tx.vendorApplication.findUnique({ where: { id } });
     if (!application) return { ok: false, code: 'not_found', detail: 'vendor application not found' };
-    if (count === 0) return { ok: false, code: 'not_pending', detail: `the application is ${application.status}` };
+    if (count === 0) return notRejectable(application, reviewedAt);
     await enqueueEvent(
       tx,
       notifyEmailRequested,
@@ -100,6 +101,14 @@ export async function rejectApplication(deps: Deps, id: string, note: string): P
     );
     return { ok: true, application };
   });
+}
+
+function notRejectable(application: VendorApplication, at: Date): Refusal<'not_pending' | 'approval_in_progress' | 'approval_started'> {
+  if (application.status !== 'pending') return { ok: false, code: 'not_pending', detail: `the application is ${application.status}` };
+  if (application.approvingUntil && application.approvingUntil >= at) {
+    return { ok: false, code: 'approval_in_progress', detail: 'an approval of this application is running' };
+  }
+  return { ok: false, code: 'approval_started', detail: 'an approval began (the vendor account exists); approve again to complete it' };
 }
 
 /** True for a unique-constraint violation: Prisma P2002 (also under the pg adapter). */

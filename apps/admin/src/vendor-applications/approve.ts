@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { callRpc, RpcFailedError, RpcUnavailableError } from '@pasar/bus';
 import { identityCreateUser, identityResetPassword, notifierSendEmail, vendorCreateStore } from '@pasar/contracts';
-import { lockKey, now, type AdminDeps } from '../deps';
+import { now, type AdminDeps } from '../deps';
 import type { VendorApplication } from '../generated/prisma/client';
-import { accountKeyOf, approvalEmailIdOf, credentialsResendable, generatePassword, reviewLockOf, reviewable, signInUrlOf, type Refusal } from './rules';
+import { accountKeyOf, approvalEmailIdOf, credentialsResendable, generatePassword, reviewable, signInUrlOf, type Refusal } from './rules';
 
 /** How long the synchronous credentials e-mail may take before it counts as not delivered. */
 const EMAIL_RPC_TIMEOUT_MS = 8_000;
+/** An approval's lease: longer than its steps can take (three 3 s rpc calls and the e-mail). */
+export const APPROVAL_LEASE_MS = 60_000;
 
 type Deps = Pick<AdminDeps, 'prisma' | 'bus' | 'config' | 'log' | 'clock'>;
 
 export type ApprovalRefusal = Refusal<
-  'not_found' | 'not_pending' | 'not_approved' | 'email_taken' | 'store_refused' | 'credentials_email_failed'
+  'not_found' | 'not_pending' | 'approval_in_progress' | 'not_approved' | 'email_taken' | 'store_refused' | 'credentials_email_failed'
 >;
 export type ApproveResult = { ok: true; application: VendorApplication } | ApprovalRefusal;
 
@@ -21,38 +23,36 @@ export type ApproveResult = { ok: true; application: VendorApplication } | Appro
  * completes on the next approve without a second account or store:
  *   create_user  rpc.identity.create_user (role vendor, 16-character password, key vendor-application:<id>) → user_id
  *   create_store rpc.vendor.create_store (by application id: TIN, MSIC, SST, bank data, consent audit) → store_id
- *   approve      conditional update from pending (a concurrent approve or reject wins once)
+ *   approve      conditional update from pending
  *   send_email   rpc.notifier.send_email (credentials; message id derived from the application)
- * When the account existed already (a retry whose password is gone), the password is reset before
- * the e-mail. An undeliverable e-mail is `credentials_email_failed` (the route answers 500); the
- * application stays approved and resend-credentials follows.
+ * The run leases the application first (approving_until), so a second approve or a reject meanwhile
+ * answers 409 instead of landing between the steps; the lease ends with the run (or expires when
+ * the process died). When the account existed already (a retry whose password is gone), the
+ * password is reset before the e-mail. An undeliverable e-mail is `credentials_email_failed` (the
+ * route answers 500); the application stays approved and resend-credentials follows.
  */
-export function approveApplication(deps: Deps, id: string): Promise<ApproveResult> {
-  return whileReviewing(deps, id, () => approveSaga(deps, id));
-}
-
-/**
- * Runs `review` holding the application's review lock (an advisory lock in a transaction of its
- * own): an approval and a rejection of one application take turns, so a reject never lands
- * between the saga's steps (which would leave an account and a store for a rejected application).
- * The saga's own writes commit on their own connections, so a step done stays done even when a
- * later one fails.
- */
-export function whileReviewing<T>(deps: Pick<Deps, 'prisma'>, id: string, review: () => Promise<T>): Promise<T> {
-  return deps.prisma.$transaction(
-    async (tx) => {
-      await lockKey(tx, reviewLockOf(id));
-      return review();
-    },
-    { timeout: 120_000, maxWait: 10_000 },
-  );
+export async function approveApplication(deps: Deps, id: string): Promise<ApproveResult> {
+  const at = now(deps);
+  const leaseEnd = new Date(at.getTime() + APPROVAL_LEASE_MS);
+  const { count } = await deps.prisma.vendorApplication.updateMany({
+    where: { id, status: 'pending', OR: [{ approvingUntil: null }, { approvingUntil: { lt: at } }] },
+    data: { approvingUntil: leaseEnd },
+  });
+  if (count === 0) {
+    const application = await deps.prisma.vendorApplication.findUnique({ where: { id } });
+    if (!application) return { ok: false, code: 'not_found', detail: 'vendor application not found' };
+    const pending = reviewable(application.status);
+    return pending.ok ? { ok: false, code: 'approval_in_progress', detail: 'an approval of this application is running' } : pending;
+  }
+  try {
+    return await approveSaga(deps, id);
+  } finally {
+    await deps.prisma.vendorApplication.updateMany({ where: { id, approvingUntil: leaseEnd }, data: { approvingUntil: null } });
+  }
 }
 
 async function approveSaga(deps: Deps, id: string): Promise<ApproveResult> {
-  let application = await deps.prisma.vendorApplication.findUnique({ where: { id } });
-  if (!application) return { ok: false, code: 'not_found', detail: 'vendor application not found' };
-  const pending = reviewable(application.status);
-  if (!pending.ok) return pending;
+  let application = await deps.prisma.vendorApplication.findUniqueOrThrow({ where: { id } });
 
   // step 1: create_user
   let password: string | null = null;
@@ -125,12 +125,7 @@ async function approveSaga(deps: Deps, id: string): Promise<ApproveResult> {
  * old one stops working), then the credentials e-mail; undeliverable → `credentials_email_failed`
  * after the password was reset (spec).
  */
-export function resendCredentials(deps: Deps, id: string): Promise<{ ok: true } | ApprovalRefusal> {
-  // under the review lock: two resends at once reset and e-mail one after the other, so the last e-mail has the live password
-  return whileReviewing(deps, id, () => resend(deps, id));
-}
-
-async function resend(deps: Deps, id: string): Promise<{ ok: true } | ApprovalRefusal> {
+export async function resendCredentials(deps: Deps, id: string): Promise<{ ok: true } | ApprovalRefusal> {
   const application = await deps.prisma.vendorApplication.findUnique({ where: { id } });
   if (!application) return { ok: false, code: 'not_found', detail: 'vendor application not found' };
   const approved = credentialsResendable(application.status);

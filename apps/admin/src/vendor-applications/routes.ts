@@ -21,6 +21,8 @@ const STATUS_OF: Record<string, number> = {
   application_pending: 409,
   not_found: 404,
   not_pending: 409,
+  approval_in_progress: 409,
+  approval_started: 409,
   not_approved: 409,
   email_taken: 409,
   store_refused: 409,

@@ -24,9 +24,6 @@ export function generatePassword(pick: (size: number) => number = randomInt): st
   return password;
 }
 
-/** The advisory-lock key approve and reject of one application take turns on. */
-export const reviewLockOf = (applicationId: string): string => `vendor_application_review:${applicationId}`;
-
 /** The idempotency key of the approval's account creation: one account per application. */
 export const accountKeyOf = (applicationId: string): string => `vendor-application:${applicationId}`;
 
