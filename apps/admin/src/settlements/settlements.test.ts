@@ -4,6 +4,7 @@ import { signedHeaders, waitFor } from '@pasar/testkit';
 import request from 'supertest';
 import { z } from 'zod';
 import { asAdmin, asCustomer, asVendor, startTestAdmin, type TestAdmin } from '../../test/admin';
+import { indexTracking } from '../tracking/events';
 import { IMPORT_BATCH_SIZE } from './settlements';
 
 const IMPORT = '/api/v1/admin/shipping/settlements/import';
@@ -115,6 +116,19 @@ describe('POST /admin/shipping/settlements/import', () => {
     await shipped(corrected, orderId, shipmentId);
     const result = await importCsv('carrier_a', [HEADER_A, `${old},2026-11-05,1,1`, `${corrected},2026-11-05,1,1`].join('\n'));
     expect(result).toMatchObject({ inserted: 2, unmatched: 0 });
+  });
+
+  test('a status change without a tracking id indexes nothing; the same id again moves to its newest shipment', async () => {
+    const base = { orderId: randomUUID(), storeId: randomUUID(), status: 'cancelled' as const, previousStatus: 'paid' as const, courier: null, trackingUrl: null, shippedAt: null, deliveredAt: null, cancelledAt: null, reason: null, changedAt: new Date().toISOString() };
+    const before = await t.admin.prisma.trackingIndex.count();
+    await t.admin.prisma.$transaction((tx) => indexTracking(tx, { ...base, shipmentId: randomUUID(), trackingId: null }));
+    await t.admin.prisma.$transaction((tx) => indexTracking(tx, { ...base, shipmentId: randomUUID(), trackingId: '   ' }));
+    expect(await t.admin.prisma.trackingIndex.count()).toBe(before);
+    const id = unique('MOVE');
+    const [first, second] = [randomUUID(), randomUUID()];
+    await t.admin.prisma.$transaction((tx) => indexTracking(tx, { ...base, shipmentId: first, trackingId: id }));
+    await t.admin.prisma.$transaction((tx) => indexTracking(tx, { ...base, shipmentId: second, trackingId: ` ${id} ` }));
+    expect(await t.admin.prisma.trackingIndex.findUniqueOrThrow({ where: { trackingId: id } })).toMatchObject({ shipmentId: second });
   });
 
   test('a wrong header answers 400 wrong_header and imports nothing', async () => {
