@@ -1,16 +1,31 @@
 import { join } from 'node:path';
 import { createPrisma } from '@pasar/db';
-import { startService, type RunningService, type StartServiceOptions } from '@pasar/service-kit';
+import { mountFeatures, startService, type RunningService, type StartServiceOptions } from '@pasar/service-kit';
 import type { AdminConfig } from './config';
+import { features } from './features';
 import { PrismaClient } from './generated/prisma/client';
+import { LABEL_PATH } from './labels/rules';
+import { settlementImportBodyParser } from './settlements/routes';
 
 export type AdminService = RunningService<AdminConfig, PrismaClient>;
 
-/** Migrates the `admin` schema and serves admin's routes (none yet: health, readiness, metrics). */
+/**
+ * Migrates the `admin` schema and serves admin's features: vendor applications, carrier bookings
+ * (with the retry worker) and labels, the tracking index consumer, settlements. The signed label
+ * URL is public (its signature is the permission); the settlement import takes a larger body.
+ */
 export function startAdmin(
   config: AdminConfig,
   overrides: Pick<StartServiceOptions<AdminConfig, PrismaClient>, 'log' | 'host'> = {},
 ): Promise<AdminService> {
-  const prisma = createPrisma(PrismaClient, config.DATABASE_URL);
-  return startService({ name: 'admin', config, prisma, migrationsDir: join(__dirname, '..', 'prisma', 'migrations'), ...overrides });
+  return startService({
+    name: 'admin',
+    config,
+    prisma: createPrisma(PrismaClient, config.DATABASE_URL),
+    migrationsDir: join(__dirname, '..', 'prisma', 'migrations'),
+    publicPaths: [`${LABEL_PATH}/*`],
+    http: () => ({ beforeBody: settlementImportBodyParser }),
+    ...mountFeatures(features),
+    ...overrides,
+  });
 }

@@ -1,6 +1,68 @@
 import { serviceConfigSchema } from '@pasar/service-kit';
-import type { z } from 'zod';
+import { z } from 'zod';
 
-/** admin's env (DESIGN §8): local defaults everywhere but IDENTITY_SECRET in production. */
-export const adminConfigSchema = serviceConfigSchema({ port: 4004, schema: 'admin' }, {});
+/** Development and tests only: production must set its own LABEL_SIGNING_KEY (DESIGN §7). */
+export const DEV_LABEL_SIGNING_KEY = 'pasar-dev-label-signing-key-change-me';
+
+const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `5m,15m,1h,6h,24h` → the waits in milliseconds (one per retry, DESIGN §5). */
+export function parseRetryWaits(value: string): number[] | null {
+  const parts = value.split(',').map((part) => part.trim());
+  if (parts.length === 0 || parts.length > 20) return null;
+  const waits: number[] = [];
+  for (const part of parts) {
+    const match = DURATION.exec(part);
+    if (!match) return null;
+    waits.push(Number(match[1]) * UNIT_MS[match[2]]);
+  }
+  return waits;
+}
+
+/** The label signing key's dev default applies outside production only (like IDENTITY_SECRET). */
+function withDevLabelKey(env: unknown): unknown {
+  if (typeof env !== 'object' || env === null) return env;
+  const values = env as Record<string, unknown>;
+  if (values.NODE_ENV === 'production' || values.LABEL_SIGNING_KEY) return env;
+  return { ...values, LABEL_SIGNING_KEY: DEV_LABEL_SIGNING_KEY };
+}
+
+const httpUrl = (fallback: string) => z.url({ protocol: /^https?$/ }).default(fallback);
+
+/** admin's env (DESIGN §8): local defaults everywhere but IDENTITY_SECRET and LABEL_SIGNING_KEY in production. */
+export const adminConfigSchema = z.preprocess(
+  withDevLabelKey,
+  serviceConfigSchema({ port: 4004, schema: 'admin' }, {
+    /** Where people open the app; the credentials e-mail's sign-in link starts with it. */
+    APP_URL: httpUrl('http://127.0.0.1:8080'),
+    /** Carrier APIs (DESIGN §7); the testkit's fake carrier speaks both. */
+    CARRIER_A_URL: httpUrl('http://127.0.0.1:4701'),
+    CARRIER_B_URL: httpUrl('http://127.0.0.1:4702'),
+    /** A carrier call that has not answered after this long counts as a timeout (retryable); below the gateway's 10 s upstream timeout. */
+    CARRIER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(8_000),
+    /** true: bookings skip the live carrier call (honoured only when NODE_ENV is not production). */
+    CARRIER_MOCK: z.stringbool().default(false),
+    /** The wait before each retry of a booking that got a 5xx or timeout; after the last, failed. */
+    CARRIER_RETRY_WAITS: z
+      .string()
+      .default('5m,15m,1h,6h,24h')
+      .transform((value, ctx) => {
+        const waits = parseRetryWaits(value);
+        if (!waits) {
+          ctx.addIssue({ code: 'custom', message: 'a comma list of durations such as 5m,15m,1h,6h,24h (units ms, s, m, h, d)' });
+          return z.NEVER;
+        }
+        return waits;
+      }),
+    /** How often the retry worker looks for due bookings. */
+    CARRIER_RETRY_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
+    /** Local label storage (the storage driver's disk root). */
+    STORAGE_DIR: z.string().min(1).default('.data/storage'),
+    /** HMAC key of signed label URLs. */
+    LABEL_SIGNING_KEY: z.string().min(16, 'LABEL_SIGNING_KEY must be at least 16 characters'),
+    /** Public base of the API for absolute label URLs (e.g. https://api.example/api/v1); empty: root-relative `/api/v1/...`. */
+    PUBLIC_API_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
+  }),
+);
 export type AdminConfig = z.infer<typeof adminConfigSchema>;

@@ -2,10 +2,11 @@ import type { Scenario } from '../types';
 import { checkoutSubmit } from './checkout-submit';
 import { eventLag } from './event-lag';
 import { gatewayVsDirect } from './gateway-vs-direct';
+import { settlementImport } from './settlement-import';
 import { signInLatency } from './sign-in-latency';
 
 /**
  * Every scenario, in run order. A new one (checkout submit contention, event lag, settlement
  * import) is a module in this folder exporting a Scenario, added here.
  */
-export const SCENARIOS: readonly Scenario[] = [gatewayVsDirect, signInLatency, checkoutSubmit, eventLag];
+export const SCENARIOS: readonly Scenario[] = [gatewayVsDirect, signInLatency, checkoutSubmit, eventLag, settlementImport];

@@ -17,3 +17,4 @@ export * from './http/payments';
 export * from './http/account-features';
 export * from './b2b';
 export * from './http/b2b';
+export * from './http/admin';

@@ -34,6 +34,20 @@ import {
   validateVoucherResponse,
 } from './http/promotions';
 import { customerOrderList, familySubmitBody, loyaltyBalance, loyaltyResponse, orderDetail, pendingOrder, placedOrder, submitOrderBody } from './http/orders';
+import {
+  bookingResult,
+  carrierBookingRecord,
+  labelQuery,
+  labelUrlResponse,
+  rejectVendorApplicationBody,
+  settlementImportBody,
+  settlementImportResult,
+  settlementRecord,
+  settlementsQuery,
+  vendorApplication,
+  vendorApplicationBody,
+  vendorApplicationsQuery,
+} from './http/admin';
 import { addFamilyCartItemBody, createFamilyBody, family, familyAddressBody, familyCart, familyCartItem, familyMember, inviteFamilyMemberBody } from './http/family';
 import {
   adminCompaniesQuery,
@@ -197,6 +211,19 @@ export const apiRoutes: ApiRoute[] = [
   { method: 'get', path: '/admin/b2b/companies/{id}', summary: 'A company with owner and ssm_cert_url', tag: 'Admin B2B', access: 'admin', params: uuidParam, success: { status: 200, body: adminCompany } },
   { method: 'post', path: '/admin/b2b/companies/{id}/approve', summary: 'Approve a pending company: the owner becomes (or is reactivated as) company_admin; approval e-mail', tag: 'Admin B2B', access: 'admin', params: uuidParam, success: { status: 204, body: null }, problems: [{ status: 409, description: 'not_pending: already reviewed' }] },
   { method: 'post', path: '/admin/b2b/companies/{id}/reject', summary: 'Reject a pending company with a reason; rejection e-mail', tag: 'Admin B2B', access: 'admin', params: uuidParam, body: rejectCompanyBody, success: { status: 204, body: null }, problems: [{ status: 409, description: 'not_pending: already reviewed' }] },
+  // admin: vendor applications, carrier bookings and labels, settlements
+  { method: 'post', path: '/vendor-applications', summary: 'Apply to sell: a signed-in user sends the Vendor application (TIN and MSIC validated and normalised); one pending application per user', tag: 'Vendor applications', access: 'any', body: vendorApplicationBody, success: { status: 201, body: vendorApplication }, problems: [{ status: 400, description: 'validation_failed; invalid_tin; invalid_msic' }, { status: 409, description: 'application_pending: the caller has a pending application' }, { status: 429, description: 'rate_limited (per IP)' }] },
+  { method: 'get', path: '/admin/vendor-applications', summary: 'Vendor applications, newest first, optionally of one status', tag: 'Admin', access: 'admin', query: vendorApplicationsQuery, success: { status: 200, body: z.array(vendorApplication) } },
+  { method: 'get', path: '/admin/vendor-applications/{id}', summary: 'One vendor application', tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 200, body: vendorApplication } },
+  { method: 'post', path: '/admin/vendor-applications/{id}/reject', summary: 'pending → rejected: stores the note, stamps reviewed_at, sends the rejection e-mail (its failure does not fail this)', tag: 'Admin', access: 'admin', params: uuidParam, body: rejectVendorApplicationBody, success: { status: 200, body: vendorApplication }, problems: [{ status: 409, description: 'not_pending: the application was reviewed already; approval_in_progress; approval_started: an approval began (its account exists), approve again to complete it' }] },
+  { method: 'post', path: '/admin/vendor-applications/{id}/approve', summary: 'pending → approved: creates the vendor account (16-character password) and the store (TIN, MSIC, SST, bank data, consent), then e-mails the credentials; a retry after a failure half-way completes without a second account or store', tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 200, body: vendorApplication }, problems: [{ status: 409, description: 'not_pending; approval_in_progress: another approval of it is running; email_taken: the e-mail belongs to a non-vendor account; store_refused: the vendor service refused the store' }, { status: 500, description: 'credentials_email_failed: approved, but the credentials e-mail was not delivered; use resend-credentials' }, { status: 503, description: 'dependency_unavailable: identity or vendor did not answer; approve again' }] },
+  { method: 'post', path: '/admin/vendor-applications/{id}/resend-credentials', summary: 'Approved applications: a new 16-character password is set and e-mailed', tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 204, body: null }, problems: [{ status: 409, description: 'not_approved' }, { status: 500, description: 'credentials_email_failed: the password was reset, but the e-mail was not delivered' }] },
+  { method: 'post', path: '/admin/shipments/{id}/book', summary: 'Books the shipment (paid or processing) with its carrier; a 5xx or timeout is retried on the durable schedule (5m, 15m, 1h, 6h, 24h), a 4xx fails at once; a booked or retrying shipment answers its booking', tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 200, body: bookingResult }, problems: [{ status: 409, description: 'not_bookable; no_carrier: the shipping method has no carrier; no_pickup_address' }, { status: 503, description: 'dependency_unavailable: vendor did not answer' }] },
+  { method: 'get', path: '/admin/shipments/{id}/booking', summary: 'Where the booking stands: status, attempts, nextAttemptAt, lastError, trackingNumber', tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 200, body: carrierBookingRecord } },
+  { method: 'get', path: '/admin/shipments/{id}/label-url', summary: "Ensures the label is stored (carrier_b's is fetched now), then answers a signed URL valid for 1 hour", tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 200, body: labelUrlResponse }, problems: [{ status: 409, description: 'not_booked' }, { status: 502, description: 'label_unavailable: the carrier did not hand out the label' }] },
+  { method: 'get', path: '/shipment-labels/{id}', summary: 'The label PDF (application/pdf) behind a signed label URL; no session needed', tag: 'Admin', access: 'public', params: uuidParam, query: labelQuery, success: { status: 200, body: null }, problems: [{ status: 403, description: 'label_url_invalid (tampered), label_url_expired' }] },
+  { method: 'post', path: '/admin/shipping/settlements/import', summary: "Imports a carrier's settlement CSV (header exact per carrier; bodies up to 21 MiB): every valid row is inserted or a duplicate of (carrier, tracking id, date); unmatched tracking ids are listed", tag: 'Admin', access: 'admin', body: settlementImportBody, success: { status: 200, body: settlementImportResult }, problems: [{ status: 400, description: 'validation_failed; wrong_header' }, { status: 413, description: 'payload_too_large: over 21 MiB' }] },
+  { method: 'get', path: '/admin/shipping/settlements', summary: 'Carrier settlement records, newest first (limit 1..1000, default 100)', tag: 'Admin', access: 'admin', query: settlementsQuery, success: { status: 200, body: z.array(settlementRecord) } },
 ];
 
 const problemResponse = (description: string) => ({

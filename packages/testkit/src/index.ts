@@ -6,3 +6,4 @@ export * from './ports';
 export * from './nats-server';
 export * from './service-suite';
 export * from './sign-on-send';
+export * from './fake-carrier';

@@ -16,6 +16,9 @@ export interface SmtpCatcher {
   messages: CaughtEmail[];
   /** Makes the next `count` messages fail with a 451 (temporary) answer. */
   failNext(count: number): void;
+  /** Refuses this recipient (550, mailbox unavailable) until `acceptRecipient`. */
+  refuseRecipient(address: string): void;
+  acceptRecipient(address: string): void;
   waitFor(predicate: (m: CaughtEmail) => boolean, timeoutMs?: number): Promise<CaughtEmail>;
   close(): Promise<void>;
 }
@@ -35,11 +38,18 @@ function parseHeaders(raw: string): Map<string, string> {
 export async function startSmtpCatcher(options: { onMessage?: (mail: CaughtEmail) => void } = {}): Promise<SmtpCatcher> {
   const messages: CaughtEmail[] = [];
   let failures = 0;
+  const refused = new Set<string>();
   const waiters: { predicate: (m: CaughtEmail) => boolean; resolve: (m: CaughtEmail) => void }[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!refused.has(address.address.toLowerCase())) return callback();
+      const err = new Error('mailbox unavailable') as Error & { responseCode: number };
+      err.responseCode = 550;
+      callback(err);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -79,6 +89,12 @@ export async function startSmtpCatcher(options: { onMessage?: (mail: CaughtEmail
     messages,
     failNext(count) {
       failures = count;
+    },
+    refuseRecipient(address) {
+      refused.add(address.toLowerCase());
+    },
+    acceptRecipient(address) {
+      refused.delete(address.toLowerCase());
     },
     waitFor(predicate, timeoutMs = 15000) {
       const found = messages.find(predicate);

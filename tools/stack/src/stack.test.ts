@@ -123,6 +123,8 @@ describe('pure parts', () => {
     });
     expect(serviceEnvironment({ ...input, service: 'checkout', schema: 'checkout' }).PAYMENT_MOCK).toBe('true');
     expect(serviceEnvironment({ ...input, service: 'checkout', schema: 'checkout', nodeEnv: 'production' }).PAYMENT_MOCK).toBeUndefined();
+    expect(serviceEnvironment({ ...input, service: 'admin', schema: 'admin' }).CARRIER_MOCK).toBe('true');
+    expect(serviceEnvironment({ ...input, service: 'admin', schema: 'admin', nodeEnv: 'production' }).CARRIER_MOCK).toBeUndefined();
     expect(serviceEnvironment({ ...input, service: 'b2b', schema: 'b2b' }).CHECKOUT_URL).toBeUndefined();
   });
 

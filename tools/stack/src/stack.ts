@@ -181,6 +181,8 @@ export function serviceEnvironment(input: {
     env.ADMIN_PASSWORD = input.admin.password;
   }
   if (input.service === 'checkout' && input.nodeEnv !== 'production') env.PAYMENT_MOCK = 'true';
+  // no carrier runs locally: bookings get a made-up tracking number and label (admin honours it outside production only)
+  if (input.service === 'admin' && input.nodeEnv !== 'production') env.CARRIER_MOCK = 'true';
   return env;
 }
 

@@ -49,4 +49,6 @@ export const ROUTE_TABLE: readonly GatewayRoute[] = [
   { prefix: '/admin/vendor-applications', to: 'admin', access: 'admin' },
   { prefix: '/admin/shipments', to: 'admin', access: 'admin' },
   { prefix: '/admin/shipping', to: 'admin', access: 'admin' },
+  // signed label URLs: no session, the HMAC signature and expiry are the permission (admin answers 403 otherwise)
+  { prefix: '/shipment-labels', to: 'admin', access: 'public' },
 ];

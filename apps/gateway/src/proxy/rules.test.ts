@@ -36,6 +36,7 @@ describe('route table', () => {
     ['/admin/shipments/x/book', 'admin:admin'],
     ['/admin/shipping/settlements/import', 'admin:admin'],
     ['/vendor-applications', 'admin:any'],
+    ['/shipment-labels/x', 'admin:public'],
   ])('%s → %s', (path, expected) => {
     expect(target(path)).toBe(expected);
   });

@@ -1,0 +1,8 @@
+import { carrierBookingsFeature } from './carrier-bookings/feature';
+import type { AdminFeature } from './feature';
+import { settlementsFeature } from './settlements/feature';
+import { trackingFeature } from './tracking/feature';
+import { vendorApplicationsFeature } from './vendor-applications/feature';
+
+/** admin's features (DESIGN §1): vendor applications, carrier bookings and labels, the tracking index, settlements. */
+export const features: AdminFeature[] = [vendorApplicationsFeature, carrierBookingsFeature, trackingFeature, settlementsFeature];
