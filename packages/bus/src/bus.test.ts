@@ -180,7 +180,7 @@ describe('outbox dead letters', () => {
     const id = randomUUID();
     const base = envelopeOf({ ...userEvent(320), fullName: '' }, id);
     const padding = maxPayload - 20 - JSON.stringify(base).length;
-    await insertRawOutboxRow(id, { ...base, data: { ...base.data, fullName: 'x'.repeat(padding) } });
+    await insertRawOutboxRow(id, { ...base, data: { ...(base.data as ReturnType<typeof userEvent>), fullName: 'x'.repeat(padding) } });
     const after = userEvent(321);
     await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, after, { source: 'test' }));
     startRelay();
