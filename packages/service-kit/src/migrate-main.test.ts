@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createTestSchema, readMigrations } from '@pasar/db';
+import { Client } from 'pg';
+import { migrationsDirFor, runMigrations } from './migrate-main';
+
+const ROOT = path.join(__dirname, '..', '..', '..');
+const NOTIFIER_MIGRATIONS = path.join(ROOT, 'apps', 'notifier', 'prisma', 'migrations');
+const run = promisify(execFile);
+
+async function appliedIn(databaseUrl: string, schema: string): Promise<string[]> {
+  const client = new Client({ connectionString: databaseUrl.replace(/\?schema=.*$/, '') });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ migration_name: string }>(
+      `SELECT migration_name FROM "${schema}"."_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name`,
+    );
+    return rows.map((row) => row.migration_name);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('migrate-main (the migration Job entry)', () => {
+  const schemas: { drop(): Promise<void> }[] = [];
+  afterAll(async () => {
+    for (const schema of schemas) await schema.drop();
+  });
+
+  test('applies the app named by PASAR_APP into the schema of DATABASE_URL, then finds nothing to do', async () => {
+    const db = createTestSchema(undefined, 'migrate_main');
+    schemas.push(db);
+    const expected = (await readMigrations(NOTIFIER_MIGRATIONS)).map((m) => m.name);
+    const env = { DATABASE_URL: db.databaseUrl, PASAR_APP: 'notifier', LOG_LEVEL: 'silent' };
+
+    const first = await runMigrations(env, []);
+    expect(first.applied).toEqual(expected);
+    expect(await appliedIn(db.databaseUrl, db.schema)).toEqual(expected);
+
+    const again = await runMigrations(env, []);
+    expect(again.applied).toEqual([]);
+  });
+
+  test('the command the Job runs exits 0 and applies the migrations; a bad DATABASE_URL exits 1 naming it', async () => {
+    const db = createTestSchema(undefined, 'migrate_main');
+    schemas.push(db);
+    const entry = path.join('packages', 'service-kit', 'src', 'migrate-main.ts');
+    const env = { ...process.env, DATABASE_URL: db.databaseUrl, PASAR_APP: 'notifier', LOG_LEVEL: 'silent' };
+    await run(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env });
+    expect((await appliedIn(db.databaseUrl, db.schema)).length).toBeGreaterThan(0);
+
+    const failure = run(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...env, DATABASE_URL: 'not a url' } });
+    await expect(failure).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('DATABASE_URL') });
+  });
+
+  test('the migrations folder: the argument wins, else apps/$PASAR_APP/prisma/migrations, else refused', () => {
+    expect(migrationsDirFor(['db/migrations'], 'checkout', '/app')).toBe('/app/db/migrations');
+    expect(migrationsDirFor([], 'checkout', '/app')).toBe('/app/apps/checkout/prisma/migrations');
+    expect(() => migrationsDirFor([], undefined, '/app')).toThrow(/PASAR_APP/);
+  });
+
+  test('refuses a missing DATABASE_URL before touching any database', async () => {
+    await expect(runMigrations({ PASAR_APP: 'notifier' }, [])).rejects.toThrow(/DATABASE_URL/);
+  });
+});
