@@ -10,6 +10,8 @@ export const baseConfigSchema = z.object({
   IDENTITY_SECRET: z.string().min(16, 'IDENTITY_SECRET must be at least 16 characters'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MIGRATE_ON_START: z.stringbool().default(true),
+  /** Replicas of each JetStream stream: 1 on one NATS server, 3 on a NATS cluster (docs/deploy.md). */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

@@ -93,10 +93,11 @@ describe.each(['local', 'production'] as const)('overlay %s', (overlay) => {
   });
 });
 
-test('production: MIGRATE_ON_START=false (the Jobs migrate), two replicas at least, registry images, the NATS cluster', () => {
+test('production: MIGRATE_ON_START=false (the Jobs migrate), two replicas at least, registry images, the NATS cluster with R3 streams', () => {
   expect(productionProblems(rendered.production, apps)).toEqual([]);
   const config = rendered.production.find((o) => o.kind === 'ConfigMap') as K8sObject & { data: Record<string, string> };
   expect(config.data.NATS_URL).toBe('nats://nats.nats.svc.cluster.local:4222');
+  expect(config.data.NATS_STREAM_REPLICAS).toBe('3');
   expect(rendered.production.some((o) => o.kind === 'StatefulSet')).toBe(false);
 });
 

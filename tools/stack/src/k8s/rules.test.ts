@@ -197,6 +197,11 @@ describe('productionProblems', () => {
     expect(productionProblems(oneDeployment, apps)).toEqual([expect.stringContaining('Deployment/vendor: MIGRATE_ON_START is "true"')]);
   });
 
+  test('refuses streams with fewer than three replicas', () => {
+    const r1 = broken(production, 'ConfigMap', 'pasar-common', (c) => delete c.data.NATS_STREAM_REPLICAS);
+    expect(productionProblems(r1, apps)).toEqual(apps.map((app) => `Deployment/${app.name}: NATS_STREAM_REPLICAS is undefined, production streams are R3 ("3")`));
+  });
+
   test('refuses one replica, an autoscaler from one, and an image without registry or release tag', () => {
     expect(productionProblems(broken(production, 'Deployment', 'notifier', (d) => (d.spec.replicas = 1)), apps)).toEqual([expect.stringContaining('Deployment/notifier: 1 replica(s)')]);
     expect(productionProblems(broken(production, 'HorizontalPodAutoscaler', 'gateway', (h) => (h.spec.minReplicas = 1)), apps)).toEqual([expect.stringContaining('Deployment/gateway: 1 replica(s)')]);

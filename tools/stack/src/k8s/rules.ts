@@ -359,8 +359,8 @@ export function scalingProblems(objects: K8sObject[], apps: AppSpec[], autoscale
 // ─── Overlay-specific ──────────────────────────────────────────────────────────────────────────
 
 /**
- * Production: migrations only by the Jobs (MIGRATE_ON_START=false as each service sees it), at
- * least two replicas of each service (or an autoscaler from two), images from a registry with a
+ * Production: migrations only by the Jobs (MIGRATE_ON_START=false as each service sees it), R3
+ * JetStream streams (NATS_STREAM_REPLICAS=3), at least two replicas of each service (or an autoscaler from two), images from a registry with a
  * release tag.
  */
 export function productionProblems(objects: K8sObject[], apps: AppSpec[]): Problem[] {
@@ -374,8 +374,9 @@ export function productionProblems(objects: K8sObject[], apps: AppSpec[]): Probl
       continue;
     }
     const where = `Deployment/${app.name}`;
-    const migrate = effectiveEnv(container, objects).MIGRATE_ON_START;
-    if (migrate !== 'false') problems.push(`${where}: MIGRATE_ON_START is ${JSON.stringify(migrate)}, production migrates with the Jobs only ("false")`);
+    const env = effectiveEnv(container, objects);
+    if (env.MIGRATE_ON_START !== 'false') problems.push(`${where}: MIGRATE_ON_START is ${JSON.stringify(env.MIGRATE_ON_START)}, production migrates with the Jobs only ("false")`);
+    if (env.NATS_STREAM_REPLICAS !== '3') problems.push(`${where}: NATS_STREAM_REPLICAS is ${JSON.stringify(env.NATS_STREAM_REPLICAS)}, production streams are R3 ("3")`);
     const autoscaler = autoscalers.find((hpa) => hpa.spec?.scaleTargetRef?.name === app.name);
     const replicas = autoscaler ? (autoscaler.spec?.minReplicas ?? 1) : (deployment.spec.replicas ?? 1);
     if (replicas < 2) problems.push(`${where}: ${replicas} replica(s) at least; production runs two or more`);
