@@ -10,6 +10,7 @@ import { K8S_DIR, REPOSITORY_ROOT, appsFromConfigs, dockerfileUid, renderKustomi
 import {
   exposureProblems,
   localInfrastructureProblems,
+  networkProblems,
   productionProblems,
   scalingProblems,
   schemaProblems,
@@ -67,6 +68,7 @@ describe.each(['local', 'production'] as const)('overlay %s', (overlay) => {
       HorizontalPodAutoscaler: 2,
       Job: 6,
       Ingress: 1,
+      NetworkPolicy: overlay === 'local' ? 4 : 3,
     });
     for (const object of objects.filter((o) => o.kind !== 'Namespace')) expect({ object: `${object.kind}/${object.metadata.name}`, namespace: object.metadata.namespace }).toEqual({ object: `${object.kind}/${object.metadata.name}`, namespace: 'pasar' });
   });
@@ -86,6 +88,10 @@ describe.each(['local', 'production'] as const)('overlay %s', (overlay) => {
 
   test('only the gateway is behind the Ingress; every Service stays inside the cluster', () => {
     expect(exposureProblems(objects)).toEqual([]);
+  });
+
+  test('network policies: ingress denied by default, the domain services reachable from the gateway only', () => {
+    expect(networkProblems(objects, apps)).toEqual([]);
   });
 
   test('a PodDisruptionBudget per service, autoscalers for the gateway and checkout', () => {

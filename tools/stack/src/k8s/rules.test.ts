@@ -9,7 +9,9 @@ import {
   exposureProblems,
   imageName,
   isSecretName,
+  selects,
   localInfrastructureProblems,
+  networkProblems,
   productionProblems,
   scalingProblems,
   schemaProblems,
@@ -177,6 +179,34 @@ describe('exposureProblems', () => {
   test('refuses a Service published outside the cluster', () => {
     const loadBalancer = broken(production, 'Service', 'admin', (s) => (s.spec.type = 'LoadBalancer'));
     expect(exposureProblems(loadBalancer)).toEqual([expect.stringContaining('Service/admin: type LoadBalancer')]);
+  });
+});
+
+describe('networkProblems', () => {
+  test('refuses a namespace without a default deny', () => {
+    expect(networkProblems(production.filter((o) => o.metadata.name !== 'default-deny-ingress'), apps)).toEqual(['no NetworkPolicy denies ingress to every pod by default']);
+  });
+
+  test('refuses a domain service reachable from anyone, any pod, or another pod than the gateway', () => {
+    const anyone = broken(production, 'NetworkPolicy', 'services-from-gateway', (p) => delete p.spec.ingress[0].from);
+    expect(networkProblems(anyone, apps)).toEqual(['checkout', 'b2b', 'vendor', 'admin', 'notifier'].map((name) => `NetworkPolicy/services-from-gateway: lets anyone reach ${name}; only the gateway may`));
+    const anyPod = broken(production, 'NetworkPolicy', 'services-from-gateway', (p) => (p.spec.ingress[0].from[0].podSelector = {}));
+    expect(networkProblems(anyPod, apps)).toHaveLength(5);
+    const open = [...production, { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'open-admin' }, spec: { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'admin' } }, ingress: [{}] } }];
+    expect(networkProblems(open, apps)).toEqual(['NetworkPolicy/open-admin: lets anyone reach admin; only the gateway may']);
+    const vendorPods = broken(production, 'NetworkPolicy', 'services-from-gateway', (p) => (p.spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/name'] = 'vendor'));
+    expect(networkProblems(vendorPods, apps)).toHaveLength(5);
+  });
+
+  test('selects: matchLabels and matchExpressions as Kubernetes reads them', () => {
+    const labels = { 'app.kubernetes.io/name': 'b2b', 'app.kubernetes.io/component': 'service' };
+    expect(selects({}, labels)).toBe(true);
+    expect(selects({ matchLabels: { 'app.kubernetes.io/name': 'b2b' } }, labels)).toBe(true);
+    expect(selects({ matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['checkout', 'b2b'] }] }, labels)).toBe(true);
+    expect(selects({ matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'NotIn', values: ['b2b'] }] }, labels)).toBe(false);
+    expect(selects({ matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, labels)).toBe(false);
+    expect(selects({ matchLabels: { 'app.kubernetes.io/name': 'vendor' } }, labels)).toBe(false);
+    expect(selects(undefined, labels)).toBe(false);
   });
 });
 

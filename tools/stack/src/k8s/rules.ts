@@ -11,7 +11,7 @@ import type { IProbe } from 'kubernetes-models/v1/Probe';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
-import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
 
@@ -71,6 +71,7 @@ const MODELS: Record<string, new (data: never) => Validatable> = {
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'networking.k8s.io/v1/Ingress': Ingress,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
 };
 
 function describe(object: K8sObject): string {
@@ -352,6 +353,82 @@ export function scalingProblems(objects: K8sObject[], apps: AppSpec[], autoscale
     if (!budgets.some((budget) => matches(budget.spec?.selector?.matchLabels, labels))) problems.push(`Deployment/${app.name}: no PodDisruptionBudget selects its pods`);
     const scaled = autoscalers.some((hpa) => hpa.spec?.scaleTargetRef?.kind === 'Deployment' && hpa.spec.scaleTargetRef.name === app.name);
     if (autoscaled.includes(app.name) && !scaled) problems.push(`Deployment/${app.name}: no HorizontalPodAutoscaler`);
+  }
+  return problems;
+}
+
+// ─── Network policies ──────────────────────────────────────────────────────────────────────────
+
+interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+interface PolicyPeer {
+  podSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector;
+  ipBlock?: unknown;
+}
+type Policy = K8sObject & { spec?: { podSelector?: LabelSelector; policyTypes?: string[]; ingress?: { from?: PolicyPeer[] }[] } };
+
+/** Kubernetes label selector semantics: every matchLabels pair and every expression hold (empty: all). */
+export function selects(selector: LabelSelector | undefined, labels: Record<string, string> | undefined): boolean {
+  if (!selector) return false;
+  const own = labels ?? {};
+  const byLabels = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => own[key] === value);
+  const byExpressions = (selector.matchExpressions ?? []).every((expression) => {
+    const value = own[expression.key];
+    switch (expression.operator) {
+      case 'In':
+        return value !== undefined && (expression.values ?? []).includes(value);
+      case 'NotIn':
+        return value === undefined || !(expression.values ?? []).includes(value);
+      case 'Exists':
+        return value !== undefined;
+      case 'DoesNotExist':
+        return value === undefined;
+      default:
+        return false;
+    }
+  });
+  return byLabels && byExpressions;
+}
+
+/**
+ * Ingress traffic denied by default in the namespace, and the domain services (all but the
+ * gateway) reachable only from the gateway's pods or another namespace named by a selector
+ * (monitoring): never from any address, any pod, or an IP block.
+ */
+export function networkProblems(objects: K8sObject[], apps: AppSpec[]): Problem[] {
+  const problems: Problem[] = [];
+  const policies = ofKind<Policy>(objects, 'NetworkPolicy');
+  const denyAll = policies.some(
+    (policy) =>
+      Object.keys(policy.spec?.podSelector?.matchLabels ?? {}).length === 0 &&
+      (policy.spec?.podSelector?.matchExpressions ?? []).length === 0 &&
+      (policy.spec?.policyTypes ?? []).includes('Ingress') &&
+      (policy.spec?.ingress ?? []).length === 0,
+  );
+  if (!denyAll) problems.push('no NetworkPolicy denies ingress to every pod by default');
+  const gateway = named(ofKind<Workload>(objects, 'Deployment'), 'gateway')?.spec.template.metadata?.labels;
+  // the pod labels of every other workload: a peer selecting any of them is not "the gateway only"
+  const otherPods = objects
+    .filter((object) => ['Deployment', 'StatefulSet', 'Job'].includes(object.kind) && !(object.kind === 'Deployment' && object.metadata.name === 'gateway'))
+    .map((object) => (object as Workload).spec?.template?.metadata?.labels);
+  const onlyGateway = (selector: LabelSelector) => selects(selector, gateway) && !otherPods.some((labels) => selects(selector, labels));
+  for (const app of apps.filter((a) => a.name !== 'gateway')) {
+    const labels = named(ofKind<Workload>(objects, 'Deployment'), app.name)?.spec.template.metadata?.labels;
+    if (!labels) continue;
+    for (const policy of policies.filter((p) => selects(p.spec?.podSelector, labels))) {
+      for (const rule of policy.spec?.ingress ?? []) {
+        const peers = rule.from ?? [];
+        if (peers.length === 0) problems.push(`${describe(policy)}: lets anyone reach ${app.name}; only the gateway may`);
+        for (const peer of peers) {
+          const fromGateway = peer.podSelector !== undefined && peer.namespaceSelector === undefined && onlyGateway(peer.podSelector);
+          const fromNamedNamespace = peer.namespaceSelector !== undefined && peer.podSelector === undefined && Object.keys(peer.namespaceSelector.matchLabels ?? {}).length > 0;
+          if (!fromGateway && !fromNamedNamespace) problems.push(`${describe(policy)}: lets ${JSON.stringify(peer)} reach ${app.name}; only the gateway may`);
+        }
+      }
+    }
   }
   return problems;
 }
