@@ -74,7 +74,7 @@ const MODELS: Record<string, new (data: never) => Validatable> = {
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
 };
 
-function describe(object: K8sObject): string {
+function objectName(object: K8sObject): string {
   return `${object.kind}/${object.metadata?.name ?? '(no name)'}`;
 }
 
@@ -84,13 +84,13 @@ export function schemaProblems(objects: K8sObject[]): Problem[] {
   for (const object of objects) {
     const Model = MODELS[`${object.apiVersion}/${object.kind}`];
     if (!Model) {
-      problems.push(`${describe(object)}: ${object.apiVersion} ${object.kind} is not a kind these checks know (add it to MODELS)`);
+      problems.push(`${objectName(object)}: ${object.apiVersion} ${object.kind} is not a kind these checks know (add it to MODELS)`);
       continue;
     }
     try {
       new Model(object as never).validate();
     } catch (error) {
-      problems.push(`${describe(object)}: ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(`${objectName(object)}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   return problems;
@@ -114,7 +114,7 @@ function named<T extends K8sObject>(objects: T[], name: string): T | undefined {
 function podSpecs(objects: K8sObject[]): { owner: string; pod: IPodSpec }[] {
   return objects
     .filter((object) => ['Deployment', 'StatefulSet', 'Job', 'DaemonSet', 'ReplicaSet'].includes(object.kind))
-    .map((object) => ({ owner: describe(object), pod: (object as Workload).spec?.template?.spec }))
+    .map((object) => ({ owner: objectName(object), pod: (object as Workload).spec?.template?.spec }))
     .filter((entry) => entry.pod !== undefined);
 }
 
@@ -122,13 +122,12 @@ function containersOf(pod: IPodSpec): IContainer[] {
   return [...(pod.initContainers ?? []), ...(pod.containers ?? [])];
 }
 
-/** The container's environment as the pod sees it: ConfigMaps of envFrom first, then env. */
+/** The container's plain environment as the pod sees it: ConfigMaps of envFrom first, then env (a reference stays a reference). */
 export function effectiveEnv(container: IContainer, objects: K8sObject[]): Record<string, string | { from: string }> {
   const env: Record<string, string | { from: string }> = {};
   for (const source of container.envFrom ?? []) {
     const configMap = source.configMapRef && named(ofKind<K8sObject & { data?: Record<string, string> }>(objects, 'ConfigMap'), source.configMapRef.name ?? '');
     for (const [key, value] of Object.entries(configMap?.data ?? {})) env[`${source.prefix ?? ''}${key}`] = value;
-    if (source.secretRef) env[`${source.prefix ?? ''}*`] = { from: `secret ${source.secretRef.name}` };
   }
   for (const variable of container.env ?? []) {
     env[variable.name] = variable.valueFrom ? { from: JSON.stringify(variable.valueFrom) } : (variable.value ?? '');
@@ -168,12 +167,12 @@ function matches(selector: Record<string, string> | undefined, labels: Record<st
 export function secretProblems(objects: K8sObject[]): Problem[] {
   const problems: Problem[] = [];
   for (const secret of ofKind<K8sObject & { data?: object; stringData?: object }>(objects, 'Secret')) {
-    if (secret.data || secret.stringData) problems.push(`${describe(secret)} holds values: create it with kubectl (docs/deploy.md), never in a manifest`);
+    if (secret.data || secret.stringData) problems.push(`${objectName(secret)} holds values: create it with kubectl (docs/deploy.md), never in a manifest`);
   }
   for (const configMap of ofKind<K8sObject & { data?: Record<string, string> }>(objects, 'ConfigMap')) {
     for (const [key, value] of Object.entries(configMap.data ?? {})) {
-      if (isSecretName(key)) problems.push(`${describe(configMap)}: ${key} is a secret; reference it from a Secret`);
-      if (URL_WITH_PASSWORD.test(String(value))) problems.push(`${describe(configMap)}: ${key} has a password in its URL`);
+      if (isSecretName(key)) problems.push(`${objectName(configMap)}: ${key} is a secret; reference it from a Secret`);
+      if (URL_WITH_PASSWORD.test(String(value))) problems.push(`${objectName(configMap)}: ${key} has a password in its URL`);
     }
   }
   for (const { owner, pod } of podSpecs(objects)) {
@@ -297,7 +296,7 @@ function migrationJobProblems(objects: K8sObject[], app: AppSpec, serviceContain
   const jobs = ofKind<Workload>(objects, 'Job').filter((job) => job.spec.template.metadata?.labels?.['app.kubernetes.io/name'] === app.name);
   if (jobs.length !== 1) return [`${app.name}: ${jobs.length} migration Jobs, expected one`];
   const [job] = jobs;
-  const where = describe(job);
+  const where = objectName(job);
   const pod = job.spec.template.spec;
   const container = pod.containers?.[0];
   if (!container) return [`${where}: no container`];
@@ -328,14 +327,14 @@ export function exposureProblems(objects: K8sObject[]): Problem[] {
     const backends = [ingress.spec?.defaultBackend, ...(ingress.spec?.rules ?? []).flatMap((rule) => (rule.http?.paths ?? []).map((path) => path.backend))].filter(
       (backend): backend is IngressBackend => backend !== undefined,
     );
-    if (backends.length === 0) problems.push(`${describe(ingress)}: routes nowhere`);
+    if (backends.length === 0) problems.push(`${objectName(ingress)}: routes nowhere`);
     for (const backend of backends) {
-      if (backend.service?.name !== 'gateway') problems.push(`${describe(ingress)}: routes to ${backend.service?.name ?? '(no service)'}; only the gateway is behind an Ingress`);
+      if (backend.service?.name !== 'gateway') problems.push(`${objectName(ingress)}: routes to ${backend.service?.name ?? '(no service)'}; only the gateway is behind an Ingress`);
     }
   }
   for (const service of ofKind<K8sObject & { spec?: { type?: string } }>(objects, 'Service')) {
     const type = service.spec?.type ?? 'ClusterIP';
-    if (type !== 'ClusterIP') problems.push(`${describe(service)}: type ${type} publishes it outside the cluster; only the gateway's Ingress does`);
+    if (type !== 'ClusterIP') problems.push(`${objectName(service)}: type ${type} publishes it outside the cluster; only the gateway's Ingress does`);
   }
   return problems;
 }
@@ -421,11 +420,11 @@ export function networkProblems(objects: K8sObject[], apps: AppSpec[]): Problem[
     for (const policy of policies.filter((p) => selects(p.spec?.podSelector, labels))) {
       for (const rule of policy.spec?.ingress ?? []) {
         const peers = rule.from ?? [];
-        if (peers.length === 0) problems.push(`${describe(policy)}: lets anyone reach ${app.name}; only the gateway may`);
+        if (peers.length === 0) problems.push(`${objectName(policy)}: lets anyone reach ${app.name}; only the gateway may`);
         for (const peer of peers) {
           const fromGateway = peer.podSelector !== undefined && peer.namespaceSelector === undefined && onlyGateway(peer.podSelector);
           const fromNamedNamespace = peer.namespaceSelector !== undefined && peer.podSelector === undefined && Object.keys(peer.namespaceSelector.matchLabels ?? {}).length > 0;
-          if (!fromGateway && !fromNamedNamespace) problems.push(`${describe(policy)}: lets ${JSON.stringify(peer)} reach ${app.name}; only the gateway may`);
+          if (!fromGateway && !fromNamedNamespace) problems.push(`${objectName(policy)}: lets ${JSON.stringify(peer)} reach ${app.name}; only the gateway may`);
         }
       }
     }
@@ -462,7 +461,7 @@ export function productionProblems(objects: K8sObject[], apps: AppSpec[]): Probl
     if (!image.includes('/') || !tag || ['latest', 'local'].includes(tag)) problems.push(`${where}: image ${image} is not from a registry with a release tag`);
   }
   for (const object of objects.filter((o) => o.metadata.labels?.[COMPONENT] === LOCAL_INFRASTRUCTURE)) {
-    problems.push(`${describe(object)}: local infrastructure has no place in production`);
+    problems.push(`${objectName(object)}: local infrastructure has no place in production`);
   }
   return problems;
 }
