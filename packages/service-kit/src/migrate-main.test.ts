@@ -1,8 +1,12 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Bus, deleteNamespaceStreams } from '@pasar/bus';
 import { createTestSchema, readMigrations } from '@pasar/db';
+import { TEST_NATS_URL, silentLog, uniqueNamespace } from '@pasar/testkit';
 import { Client } from 'pg';
+import { startService } from './boot';
+import { loadConfig, serviceConfigSchema } from './config';
 import { migrationsDirFor, runMigrations } from './migrate-main';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
@@ -52,6 +56,41 @@ describe('migrate-main (the migration Job entry)', () => {
 
     const failure = run(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...env, DATABASE_URL: 'not a url' } });
     await expect(failure).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('DATABASE_URL') });
+  });
+
+  test('records exactly what a service applies on start (MIGRATE_ON_START), so the Jobs can replace it', async () => {
+    const byJob = createTestSchema(undefined, 'migrate_main');
+    const byStart = createTestSchema(undefined, 'migrate_main');
+    schemas.push(byJob, byStart);
+    await runMigrations({ DATABASE_URL: byJob.databaseUrl, PASAR_APP: 'notifier', LOG_LEVEL: 'silent' }, []);
+
+    const namespace = uniqueNamespace();
+    const config = loadConfig(serviceConfigSchema({ port: 0, schema: byStart.schema }, {}), {
+      NODE_ENV: 'test',
+      DATABASE_URL: byStart.databaseUrl,
+      NATS_URL: TEST_NATS_URL,
+      NATS_NAMESPACE: namespace,
+      LOG_LEVEL: 'silent',
+      MIGRATE_ON_START: 'true',
+    });
+    // the kit only asks its client for readiness: a plain pg connection to the same database
+    const database = new Client({ connectionString: byStart.databaseUrl.replace(/\?schema=.*$/, '') });
+    await database.connect();
+    const service = await startService({
+      name: 'migrate-main-test',
+      config,
+      prisma: { $queryRawUnsafe: (query: string) => database.query(query), $disconnect: () => database.end() },
+      migrationsDir: NOTIFIER_MIGRATIONS,
+      log: silentLog,
+    });
+    await service.close();
+    const bus = await Bus.connect({ natsUrl: TEST_NATS_URL, namespace, service: 'migrate-main-test', log: silentLog });
+    await deleteNamespaceStreams(bus);
+    await bus.close();
+
+    const appliedOnStart = await appliedIn(byStart.databaseUrl, byStart.schema);
+    expect(appliedOnStart.length).toBeGreaterThan(0);
+    expect(await appliedIn(byJob.databaseUrl, byJob.schema)).toEqual(appliedOnStart);
   });
 
   test('the migrations folder: the argument wins, else apps/$PASAR_APP/prisma/migrations, else refused', () => {
