@@ -1,6 +1,6 @@
 export { Bus, REQUEST_ID_HEADER, type BusOptions } from './bus';
 export { Naming } from './naming';
-export { ensureStreams, deleteNamespaceStreams } from './streams';
+export { ensureStreams, deleteNamespaceStreams, type EnsureStreamsOptions } from './streams';
 export {
   enqueueEvent,
   enqueueEvents,

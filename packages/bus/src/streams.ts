@@ -6,8 +6,20 @@ import type { Bus } from './bus';
 const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 const MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
+export interface EnsureStreamsOptions {
+  /**
+   * Copies of each stream across a NATS cluster (num_replicas): 1 on one server, 3 on a
+   * three-server cluster (R3, docs/deploy.md). Every update sets it, so all instances must agree.
+   */
+  replicas?: number;
+}
+
 /** Creates or updates the six streams of DESIGN §4; safe to call from every instance at start. */
-export async function ensureStreams(bus: Bus, names: StreamName[] = Object.keys(STREAMS) as StreamName[]): Promise<void> {
+export async function ensureStreams(
+  bus: Bus,
+  names: StreamName[] = Object.keys(STREAMS) as StreamName[],
+  options: EnsureStreamsOptions = {},
+): Promise<void> {
   const jsm = await bus.jsm;
   for (const name of names) {
     const config: Partial<StreamConfig> & { name: string } = {
@@ -17,6 +29,7 @@ export async function ensureStreams(bus: Bus, names: StreamName[] = Object.keys(
       retention: RetentionPolicy.Limits,
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
       max_age: nanos(MAX_AGE_MS),
+      num_replicas: options.replicas ?? 1,
     };
     try {
       await jsm.streams.info(config.name);

@@ -79,7 +79,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
     if (applied.length) log.info({ applied }, 'migrations applied');
   }
   const bus = await Bus.connect({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE, service: name, log });
-  await ensureStreams(bus);
+  await ensureStreams(bus, undefined, { replicas: config.NATS_STREAM_REPLICAS });
   const ctx: ServiceContext<C, P> = { name, config, prisma, bus, log };
 
   const relay = new OutboxRelay({ bus, databaseUrl: config.DATABASE_URL, schema: schemaFromUrl(config.DATABASE_URL) });

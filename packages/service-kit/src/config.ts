@@ -32,6 +32,8 @@ export const baseConfigSchema = z.object({
   INBOX_RETENTION: durationMs.default(14 * 86_400_000),
   /** How often the bus-pruning worker runs. */
   BUS_PRUNE_INTERVAL: durationMs.default(3_600_000),
+  /** Replicas of each JetStream stream: 1 on one NATS server, 3 on a NATS cluster (docs/deploy.md). */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

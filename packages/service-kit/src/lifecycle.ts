@@ -3,6 +3,9 @@ import { ConfigError } from './config';
 
 type Closer = { name: string; close: () => Promise<unknown> | unknown };
 
+/** How long a stopping service may take to close everything before it exits anyway (deployments wait longer). */
+export const SHUTDOWN_DEADLINE_MS = 20_000;
+
 /**
  * Runs a service's boot function and closes what it returns, in order, on SIGTERM/SIGINT:
  * HTTP first (stop accepting, drain), then consumers and relays, then NATS and the database.
@@ -18,7 +21,7 @@ export function runMain(name: string, boot: () => Promise<{ log: Logger; closers
         const force = setTimeout(() => {
           log.error('graceful shutdown took too long; exiting');
           process.exit(1);
-        }, 20_000);
+        }, SHUTDOWN_DEADLINE_MS);
         force.unref();
         for (const closer of closers) {
           try {
