@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '@pasar/service-kit';
 import { carriersFromConfig } from './carrier-bookings/carriers';
 import { DEV_LABEL_SIGNING_KEY, adminConfigSchema, parseRetryWaits } from './config';
 
-const load = (env: Record<string, string>) => loadConfig(adminConfigSchema, env);
+const load = (env: Record<string, string>) => loadConfig(adminConfigSchema, { NODE_ENV: 'test', ...env });
 const production = { NODE_ENV: 'production', IDENTITY_SECRET: 'x'.repeat(32) };
 
 describe('admin config', () => {
@@ -23,6 +23,9 @@ describe('admin config', () => {
     expect(() => load(production)).toThrow(/LABEL_SIGNING_KEY/);
     expect(load({ ...production, LABEL_SIGNING_KEY: 'k'.repeat(32) }).LABEL_SIGNING_KEY).toBe('k'.repeat(32));
     expect(() => load({ ...production, LABEL_SIGNING_KEY: 'short' })).toThrow(/LABEL_SIGNING_KEY/);
+    // the public development default is refused in production, and a missing NODE_ENV is production
+    expect(() => load({ ...production, LABEL_SIGNING_KEY: DEV_LABEL_SIGNING_KEY })).toThrow(/LABEL_SIGNING_KEY is the public development default/);
+    expect(() => loadConfig(adminConfigSchema, { IDENTITY_SECRET: 'x'.repeat(32) })).toThrow(/LABEL_SIGNING_KEY/);
   });
 
   test('CARRIER_RETRY_WAITS reads durations; a bad one is named', () => {

@@ -20,20 +20,12 @@ export function parseRetryWaits(value: string): number[] | null {
   return waits;
 }
 
-/** The label signing key's dev default applies outside production only (like IDENTITY_SECRET). */
-function withDevLabelKey(env: unknown): unknown {
-  if (typeof env !== 'object' || env === null) return env;
-  const values = env as Record<string, unknown>;
-  if (values.NODE_ENV === 'production' || values.LABEL_SIGNING_KEY) return env;
-  return { ...values, LABEL_SIGNING_KEY: DEV_LABEL_SIGNING_KEY };
-}
-
 const httpUrl = (fallback: string) => z.url({ protocol: /^https?$/ }).default(fallback);
 
 /** admin's env (DESIGN §8): local defaults everywhere but IDENTITY_SECRET and LABEL_SIGNING_KEY in production. */
-export const adminConfigSchema = z.preprocess(
-  withDevLabelKey,
-  serviceConfigSchema({ port: 4004, schema: 'admin' }, {
+export const adminConfigSchema = serviceConfigSchema(
+  { port: 4004, schema: 'admin' },
+  {
     /** Where people open the app; the credentials e-mail's sign-in link starts with it. */
     APP_URL: httpUrl('http://127.0.0.1:8080'),
     /** Carrier APIs (DESIGN §7); the testkit's fake carrier speaks both. */
@@ -63,6 +55,8 @@ export const adminConfigSchema = z.preprocess(
     LABEL_SIGNING_KEY: z.string().min(16, 'LABEL_SIGNING_KEY must be at least 16 characters'),
     /** Public base of the API for absolute label URLs (e.g. https://api.example/api/v1); empty: root-relative `/api/v1/...`. */
     PUBLIC_API_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
-  }),
+  },
+  // public development default, refused outside development and test (fail closed)
+  { LABEL_SIGNING_KEY: DEV_LABEL_SIGNING_KEY },
 );
 export type AdminConfig = z.infer<typeof adminConfigSchema>;

@@ -17,7 +17,7 @@ import {
 } from '@pasar/contracts';
 import { createTestSchema } from '@pasar/db';
 import { loadConfig } from '@pasar/service-kit';
-import { createTestBus, signedHeaders, silentLog, testServiceEnv, waitFor, type TestBus } from '@pasar/testkit';
+import { createTestBus, signFor, silentLog, testServiceEnv, waitFor, type TestBus } from '@pasar/testkit';
 import { startB2b, type B2bService } from '../src/app';
 import { b2bConfigSchema } from '../src/config';
 
@@ -130,7 +130,7 @@ export async function startTestB2b(env: Record<string, string> = {}): Promise<Te
     peer,
     peers,
     async call(method, path, as, body) {
-      const headers: Record<string, string> = { ...signedHeaders(as) };
+      const headers: Record<string, string> = { ...signFor(method, `/api/v1${path}`, as) };
       if (body !== undefined) headers['content-type'] = 'application/json';
       const res = await fetch(`${b2b.url}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await res.text();

@@ -197,7 +197,8 @@ describe('POST /vendor-applications', () => {
     ];
     for (const overrides of bad) {
       const res = await http().post(APPLY).set(asCustomer()).send(applicationBody(overrides)).expect(400);
-      expect(res.body).toMatchObject({ code: 'validation_failed' });
+      // a NUL character is refused by the body check before validation (nul_character), the rest by the schema
+      expect(['validation_failed', 'nul_character']).toContain(res.body.code);
     }
     await http().post(APPLY).set(asCustomer()).send([]).expect(400);
   });

@@ -157,14 +157,14 @@ describe('GET /account/followed-feed', () => {
     expect(second).toEqual({ products: expect.any(Array), totalPages: 2 });
     expect(second.products.map((p) => p.id)).toEqual(newestFirst.slice(FOLLOWED_FEED_PAGE_SIZE));
     expect(await feedOf(customer, '?page=3')).toEqual({ products: [], totalPages: 2 });
-    expect(await feedOf(customer, '?page=9007199254740991')).toEqual({ products: [], totalPages: 2 });
+    expect(await feedOf(customer, '?page=10000')).toEqual({ products: [], totalPages: 2 });
   });
 
   test('no follows: no products, no pages', async () => {
     expect(await feedOf(randomUUID())).toEqual({ products: [], totalPages: 0 });
   });
 
-  test.each(['0', '-1', '1.5', 'abc', '', '1e400'])('400 for page=%s', async (page) => {
+  test.each(['0', '-1', '1.5', 'abc', '', '1e400', '10001'])('400 for page=%s', async (page) => {
     const res = await http().get(`${FEED}?page=${page}`).set(signedAs('customer')).expect(400);
     expect(res.body.code).toBe('validation_failed');
   });
