@@ -1,4 +1,5 @@
 import type { Prisma } from '../generated/prisma/client';
+import { MAX_POINTS_BALANCE, creditablePoints } from './rules';
 
 type Tx = Prisma.TransactionClient;
 
@@ -19,18 +20,24 @@ export interface PointsEntry {
  */
 export async function creditPoints(tx: Tx, type: 'earn' | 'release', entry: PointsEntry): Promise<void> {
   if (entry.points <= 0) return;
-  const earned = type === 'earn' ? entry.points : 0;
-  const unredeemed = type === 'release' ? entry.points : 0;
+  // the account row is locked first, so the credit is cut to what the balance can still hold
+  const [account] = await tx.$queryRaw<{ balance: number }[]>`
+    SELECT balance FROM loyalty_account WHERE customer_id = ${entry.customerId}::uuid FOR UPDATE`;
+  const points = creditablePoints(account?.balance ?? 0, entry.points);
+  if (points <= 0) return;
+  const earned = type === 'earn' ? points : 0;
+  const unredeemed = type === 'release' ? points : 0;
+  // LEAST also caps two first credits of a new account racing past the SELECT above
   await tx.$executeRaw`
     INSERT INTO loyalty_account (customer_id, balance, total_earned, total_redeemed, updated_at)
-    VALUES (${entry.customerId}::uuid, ${entry.points}, ${earned}, 0, now())
+    VALUES (${entry.customerId}::uuid, ${points}, ${earned}, 0, now())
     ON CONFLICT (customer_id) DO UPDATE SET
-      balance = loyalty_account.balance + EXCLUDED.balance,
-      total_earned = loyalty_account.total_earned + EXCLUDED.total_earned,
+      balance = LEAST(loyalty_account.balance::bigint + EXCLUDED.balance, ${MAX_POINTS_BALANCE})::int,
+      total_earned = LEAST(loyalty_account.total_earned::bigint + EXCLUDED.total_earned, ${MAX_POINTS_BALANCE})::int,
       total_redeemed = GREATEST(loyalty_account.total_redeemed - ${unredeemed}, 0),
       updated_at = now()`;
   await tx.loyaltyTransaction.create({
-    data: { customerId: entry.customerId, type, points: entry.points, orderId: entry.orderId, subOrderId: entry.subOrderId ?? null },
+    data: { customerId: entry.customerId, type, points, orderId: entry.orderId, subOrderId: entry.subOrderId ?? null },
   });
 }
 

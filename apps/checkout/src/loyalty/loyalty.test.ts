@@ -3,6 +3,8 @@ import { loyaltyResponse } from '@pasar/contracts';
 import { signedHeaders } from '@pasar/testkit';
 import request from 'supertest';
 import { useTestCheckout } from '../../test/checkout';
+import { creditPoints } from './ledger';
+import { MAX_POINTS_BALANCE } from './rules';
 import { as, ordersClient, seedCustomer, seedPoints, seedProduct, seedStore } from '../orders/test-fixtures';
 
 const t = useTestCheckout();
@@ -76,5 +78,19 @@ describe('who may read loyalty', () => {
   test.each(['/api/v1/account/loyalty', '/api/v1/account/loyalty-balance'])('GET %s answers 401 unsigned, 403 for vendor and admin', async (path) => {
     expect((await http().get(path)).status).toBe(401);
     for (const role of ['vendor', 'admin'] as const) expect((await http().get(path).set(signedHeaders({ role }))).status).toBe(403);
+  });
+});
+
+describe('the points ledger near its ceiling', () => {
+  test('a credit past MAX_POINTS_BALANCE is cut to what fits, never an int overflow; a full account takes nothing', async () => {
+    const customerId = randomUUID();
+    const prisma = t.checkout.prisma;
+    await prisma.loyaltyAccount.create({ data: { customerId, balance: MAX_POINTS_BALANCE - 100, totalEarned: MAX_POINTS_BALANCE - 100, totalRedeemed: 0 } });
+    // one maximum-size order earns about 1e9 points: before the cap, balance + earned overflowed int4 (a 500 on payment)
+    await prisma.$transaction((tx) => creditPoints(tx, 'earn', { customerId, points: 999_999_999, orderId: randomUUID() }));
+    await prisma.$transaction((tx) => creditPoints(tx, 'earn', { customerId, points: 999_999_999, orderId: randomUUID() }));
+    expect(await prisma.loyaltyAccount.findUniqueOrThrow({ where: { customerId } })).toMatchObject({ balance: MAX_POINTS_BALANCE, totalEarned: MAX_POINTS_BALANCE });
+    const entries = await prisma.loyaltyTransaction.findMany({ where: { customerId } });
+    expect(entries.map((entry) => entry.points)).toEqual([100]);
   });
 });

@@ -1,5 +1,5 @@
 import { Prisma } from '../generated/prisma/client';
-import { maxRedeemablePoints, pointsValue } from './rules';
+import { MAX_POINTS_BALANCE, creditablePoints, maxRedeemablePoints, pointsValue } from './rules';
 
 const d = (value: string | number) => new Prisma.Decimal(value);
 
@@ -27,5 +27,17 @@ describe('maxRedeemablePoints', () => {
   test('nothing when nothing is left to pay', () => {
     expect(maxRedeemablePoints(d('100.00'), d(0))).toBe(0);
     expect(maxRedeemablePoints(d(0), d(0))).toBe(0);
+  });
+});
+
+describe('creditablePoints', () => {
+  test.each([
+    [0, 500, 500],
+    [MAX_POINTS_BALANCE - 100, 500, 100],
+    [MAX_POINTS_BALANCE, 500, 0],
+    [MAX_POINTS_BALANCE - 1, 1, 1],
+    [10, 0, 0],
+  ])('balance %i, credit %i → %i', (balance, points, credited) => {
+    expect(creditablePoints(balance, points)).toBe(credited);
   });
 });

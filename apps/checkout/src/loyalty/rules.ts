@@ -9,6 +9,17 @@ export const POINTS_PER_MYR = 100;
 /** Points pay for at most this share of the subtotal. */
 export const MAX_REDEEMABLE_SHARE = new Prisma.Decimal('0.5');
 
+/**
+ * The most points an account holds (balance and total earned): the ledger's int columns stop
+ * well short of overflowing; a credit past it is cut to what fits (a payment never fails on it).
+ */
+export const MAX_POINTS_BALANCE = 2_000_000_000;
+
+/** How many of `points` an account holding `balance` can still be credited (never negative). */
+export function creditablePoints(balance: number, points: number): number {
+  return Math.max(0, Math.min(points, MAX_POINTS_BALANCE - balance));
+}
+
 /** What `points` are worth in MYR. */
 export function pointsValue(points: number): Decimal {
   return new Prisma.Decimal(points).div(POINTS_PER_MYR).toDecimalPlaces(2, Prisma.Decimal.ROUND_DOWN);
