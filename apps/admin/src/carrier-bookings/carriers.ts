@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { postalAddress } from '@pasar/contracts';
 import { z } from 'zod';
 import type { AdminConfig } from '../config';
 import { isPdf, textPdf } from '../labels/pdf';
@@ -11,15 +12,7 @@ export const carrierRequestSchema = z.object({
   /** The shipment id: also the booking's idempotency key at the carrier. */
   reference: z.uuid(),
   pickup: z.object({ label: z.string(), addressLine1: z.string(), postcode: z.string(), state: z.string() }),
-  recipient: z.object({
-    fullName: z.string(),
-    phone: z.string(),
-    addressLine1: z.string(),
-    addressLine2: z.string().nullable(),
-    city: z.string(),
-    postcode: z.string(),
-    state: z.string(),
-  }),
+  recipient: postalAddress,
   parcels: z.array(z.object({ description: z.string(), quantity: z.number().int(), weightKg: z.string().nullable() })),
 });
 export type CarrierRequest = z.infer<typeof carrierRequestSchema>;
