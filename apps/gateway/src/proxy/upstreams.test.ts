@@ -75,10 +75,11 @@ describe('UpstreamPool', () => {
 });
 
 describe('the rules of a failed attempt', () => {
-  test('refused, reset, unreachable and timed out mark the instance down; other errors do not', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ETIMEDOUT', 'UPSTREAM_TIMEOUT']) {
+  test('refused, unreachable and timed out mark the instance down; a reset or a bad answer does not', () => {
+    for (const code of ['ECONNREFUSED', 'EHOSTUNREACH', 'ETIMEDOUT', 'UPSTREAM_TIMEOUT']) {
       expect(isInstanceAway(code, 'UPSTREAM_TIMEOUT')).toBe(true);
     }
+    expect(isInstanceAway('ECONNRESET', 'UPSTREAM_TIMEOUT')).toBe(false);
     expect(isInstanceAway('HPE_INVALID_CONSTANT', 'UPSTREAM_TIMEOUT')).toBe(false);
     expect(isInstanceAway(undefined, 'UPSTREAM_TIMEOUT')).toBe(false);
   });

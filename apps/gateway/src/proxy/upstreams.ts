@@ -7,8 +7,12 @@
  * usual 503/504 instead of a silent drop.
  */
 
-/** A failed proxy attempt that says the instance is away (not that the request was bad). */
-const INSTANCE_AWAY = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT']);
+/**
+ * A failed proxy attempt that says the instance is away (not that the request was bad). A reset
+ * is not: a kept-alive socket the instance closed as it was reused resets too, and an instance
+ * that is really gone refuses the next connection anyway.
+ */
+const INSTANCE_AWAY = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT']);
 
 /** Whether a proxy error code means the instance itself is away (mark it down), given the timeout code. */
 export function isInstanceAway(code: string | undefined, timeoutCode: string): boolean {
