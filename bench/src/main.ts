@@ -15,7 +15,8 @@ const USAGE = `Usage: npm run bench [-- options]
   --only <a,b>          run only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')})
   --duration <seconds>  per load run (BENCH_DURATION, default 10)
   --connections <n>     concurrent connections (BENCH_CONNECTIONS, default 50)
-  --samples <n>         sequential requests in latency scenarios (BENCH_SAMPLES, default 200)`;
+  --samples <n>         sequential requests in latency scenarios (BENCH_SAMPLES, default 200)
+  --replicas <n>        instances of each service but the gateway (BENCH_REPLICAS, default 1)`;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined || text === '') return fallback;
@@ -33,7 +34,7 @@ export function parseBenchArgs(argv: readonly string[], env: Record<string, stri
       help = true;
       continue;
     }
-    const match = /^--(only|duration|connections|samples)(?:=(.*))?$/.exec(arg);
+    const match = /^--(only|duration|connections|samples|replicas)(?:=(.*))?$/.exec(arg);
     if (!match) throw new Error(`unknown argument "${arg}"\n${USAGE}`);
     const value = match[2] ?? argv[++i];
     if (value === undefined) throw new Error(`--${match[1]} needs a value`);
@@ -51,6 +52,7 @@ export function parseBenchArgs(argv: readonly string[], env: Record<string, stri
     durationS: positive('duration', args.get('duration') ?? env.BENCH_DURATION, 10),
     connections: Math.round(positive('connections', args.get('connections') ?? env.BENCH_CONNECTIONS, 50)),
     samples: Math.round(positive('samples', args.get('samples') ?? env.BENCH_SAMPLES, 200)),
+    replicas: Math.round(positive('replicas', args.get('replicas') ?? env.BENCH_REPLICAS, 1)),
     only,
   };
 }
@@ -72,10 +74,11 @@ async function main(): Promise<void> {
     }
   }
   const namespace = uniqueNamespace('bench');
-  log(`starting the stack (namespace and schema prefix ${namespace})`);
+  log(`starting the stack (namespace and schema prefix ${namespace}; ${settings.replicas} instance(s) of each service but the gateway)`);
   const started = Date.now();
   const stack = await startStack({
     ports: 'free',
+    replicas: settings.replicas,
     namespace,
     schemaPrefix: namespace,
     identitySecret: `bench-identity-secret-${namespace}`,
@@ -116,7 +119,7 @@ async function main(): Promise<void> {
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
     },
-    settings: { durationS: settings.durationS, connections: settings.connections, samples: settings.samples },
+    settings: { durationS: settings.durationS, connections: settings.connections, samples: settings.samples, replicas: settings.replicas },
     scenarios: results,
   };
   const file = join(__dirname, '..', 'results.json');

@@ -15,6 +15,8 @@ export interface BenchSettings {
   samples: number;
   /** Scenario names to run (all when empty). */
   only: string[];
+  /** Instances of each service but the gateway (`--replicas`, BENCH_REPLICAS; default 1). */
+  replicas: number;
 }
 
 /** One line of the printed table: a label and its figures (columns are the union over rows). */

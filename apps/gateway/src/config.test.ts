@@ -10,10 +10,11 @@ describe('gateway config', () => {
       PORT: 8080,
       HOST: '127.0.0.1',
       DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/postgres?schema=identity',
-      CHECKOUT_URL: 'http://127.0.0.1:4001',
-      B2B_URL: 'http://127.0.0.1:4002',
-      VENDOR_URL: 'http://127.0.0.1:4003',
-      ADMIN_URL: 'http://127.0.0.1:4004',
+      CHECKOUT_URL: ['http://127.0.0.1:4001'],
+      B2B_URL: ['http://127.0.0.1:4002'],
+      VENDOR_URL: ['http://127.0.0.1:4003'],
+      ADMIN_URL: ['http://127.0.0.1:4004'],
+      UPSTREAM_HEALTH_INTERVAL_MS: 2_000,
       UPSTREAM_TIMEOUT_MS: 10_000,
       CORS_ORIGINS: [],
       SIGN_IN_LIMIT_PER_EMAIL_IP: 10,
@@ -23,6 +24,13 @@ describe('gateway config', () => {
     });
     expect(config.REDIS_URL).toBeUndefined();
     expect(config.ADMIN_EMAIL).toBeUndefined();
+  });
+
+  it('takes a comma-separated list of instance URLs per service, and names a bad one', () => {
+    const config = loadGatewayConfig({ ...base, CHECKOUT_URL: 'http://127.0.0.1:4001, http://127.0.0.1:4101/,http://127.0.0.1:4001' });
+    expect(config.CHECKOUT_URL).toEqual(['http://127.0.0.1:4001', 'http://127.0.0.1:4101']);
+    expect(() => loadGatewayConfig({ ...base, B2B_URL: 'http://127.0.0.1:4002,nope' })).toThrow(/B2B_URL/);
+    expect(() => loadGatewayConfig({ ...base, VENDOR_URL: ' , ' })).toThrow(/VENDOR_URL/);
   });
 
   it('uses the development identity secret in development and test only; a missing NODE_ENV is production', () => {

@@ -1,8 +1,21 @@
 import { ALWAYS, DEV_ADMIN_PASSWORD, isDevelopmentEnv, loadConfig, refusePublicDefaultsInProduction, serviceConfigSchema } from '@pasar/service-kit';
 import { z } from 'zod';
+import { parseUpstreamList } from './proxy/upstreams';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const upstream = (port: number) => z.url().default(`http://127.0.0.1:${port}`);
+/** One instance URL, or several comma-separated (N instances of the service, README "Running N instances"). */
+const upstream = (port: number) =>
+  z
+    .string()
+    .default(`http://127.0.0.1:${port}`)
+    .transform((text, ctx) => {
+      const urls = text.split(',').map((part) => part.trim()).filter(Boolean);
+      for (const url of urls) {
+        if (!z.url({ protocol: /^https?$/ }).safeParse(url).success) ctx.addIssue({ code: 'custom', message: `"${url}" is not an http(s) URL` });
+      }
+      if (urls.length === 0) ctx.addIssue({ code: 'custom', message: 'expected one URL or a comma-separated list of URLs' });
+      return parseUpstreamList(urls.filter((url) => URL.canParse(url)).join(','));
+    });
 /** An optional variable: set but empty counts as unset. */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
@@ -77,6 +90,10 @@ export const gatewayConfigSchema = z.preprocess(withRateLimitDefaults, serviceCo
   UPSTREAM_TIMEOUT_MS: positiveInt(10_000),
   /** Keep-alive sockets per upstream. */
   UPSTREAM_MAX_SOCKETS: positiveInt(256),
+  /** How often every instance of a service with several is probed at /healthz (ms); 0 turns the active probe off. */
+  UPSTREAM_HEALTH_INTERVAL_MS: z.coerce.number().int().min(0).default(2_000),
+  /** An instance marked down (refused or timed out) gets one trial request after this long when no probe brought it back. */
+  UPSTREAM_RETRY_DOWN_AFTER_MS: positiveInt(5_000),
 
   /** Comma-separated browser origins allowed to call with credentials. */
   CORS_ORIGINS: z

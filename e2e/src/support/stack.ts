@@ -17,10 +17,25 @@ export interface E2eStack {
 }
 
 /**
+ * How many instances of each service (but the gateway) this test file's stacks start when the
+ * caller does not say: 1, or what `useReplicas` set. A file that runs another file's tests with two
+ * instances imports `./support/two-instances` before that file.
+ */
+let defaultReplicas = 1;
+
+export function useReplicas(replicas: number): void {
+  defaultReplicas = replicas;
+}
+
+export function e2eReplicas(): number {
+  return defaultReplicas;
+}
+
+/**
  * The whole stack on free ports, with a unique NATS namespace and schema prefix, and an in-process
  * SMTP server as the notifier's SMTP_URL. Set E2E_LOG=1 to see the services' output.
  */
-export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env'> = {}): Promise<E2eStack> {
+export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env' | 'replicas'> = {}): Promise<E2eStack> {
   const smtp = await startSmtpCatcher();
   const namespace = uniqueNamespace('e2e');
   const print = process.env.E2E_LOG === '1';
@@ -28,6 +43,7 @@ export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env
   try {
     stack = await startStack({
       ports: 'free',
+      replicas: options.replicas ?? defaultReplicas,
       namespace,
       schemaPrefix: namespace,
       databaseUrl: process.env.TEST_DATABASE_URL || undefined,
@@ -54,8 +70,9 @@ export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env
     namespace,
     client: () => new ApiClient(stack.gatewayUrl),
     recentLogs(lines = 30) {
-      return Object.entries(stack.services)
-        .map(([name, service]) => `--- ${name} ---\n${service.recentLines().slice(-lines).join('\n')}`)
+      return Object.values(stack.instances)
+        .flat()
+        .map((service) => `--- ${service.name}${service.instance > 1 ? `-${service.instance}` : ''} ---\n${service.recentLines().slice(-lines).join('\n')}`)
         .join('\n');
     },
     async stop() {

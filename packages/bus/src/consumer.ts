@@ -39,6 +39,11 @@ export interface ConsumerOptions<E extends EventContract> {
   backoffMs?: number[];
   /** The dead-letter table (the service's `parked_message`) for messages that can never succeed. */
   parking?: ParkingDb;
+  /**
+   * The envelope versions this consumer understands (default: the contract's own). Any other is
+   * parked, never handled by guesswork: a producer that bumped its version shows up loudly.
+   */
+  versions?: readonly number[];
   handler: (data: EventData<E>, ctx: MessageContext) => Promise<void>;
 }
 
@@ -78,6 +83,7 @@ export interface RunningConsumer {
 export function consume<E extends EventContract>(bus: Bus, options: ConsumerOptions<E>): RunningConsumer {
   const backoff = options.backoffMs?.length ? options.backoffMs : DEFAULT_BACKOFF_MS;
   const durable = bus.naming.durable(bus.service, options.name);
+  const knownVersions = options.versions ?? [options.event.version];
   const stream = bus.naming.stream(streamOf(options.event.type));
   let messages: ConsumerMessages | undefined;
   let stopped = false;
@@ -134,6 +140,9 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
     let data: EventData<E>;
     try {
       envelope = eventEnvelopeSchema.parse(msg.json()) as EventEnvelope;
+      if (!knownVersions.includes(envelope.version ?? 1)) {
+        throw new PermanentFailure(`${options.event.type} version ${envelope.version} is not one this consumer knows (${knownVersions.join(', ')})`);
+      }
       data = options.event.data.parse(envelope.data) as EventData<E>;
     } catch (err) {
       return park(msg, envelope, err);

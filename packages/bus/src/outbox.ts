@@ -33,6 +33,7 @@ export async function enqueueEvents<E extends EventContract>(
     const envelope: EventEnvelope<EventData<E>> = {
       id: i === 0 && options.eventId ? options.eventId : randomUUID(),
       type: contract.type,
+      version: contract.version,
       source: options.source,
       occurredAt: (options.occurredAt ?? new Date()).toISOString(),
       data: contract.data.parse(data) as EventData<E>,

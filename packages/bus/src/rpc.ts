@@ -1,5 +1,5 @@
 import { errors as natsErrors, type Msg, type Subscription } from '@nats-io/transport-node';
-import { rpcReplySchema, type RpcContract, type RpcReply, type RpcRequest, type RpcResponse } from '@pasar/contracts';
+import { rpcReplySchema, rpcSubjectOf, type RpcContract, type RpcReply, type RpcRequest, type RpcResponse } from '@pasar/contracts';
 import { z } from 'zod';
 import type { Bus } from './bus';
 import { REQUEST_ID_HEADER } from './bus';
@@ -17,7 +17,7 @@ export function serveRpc<R extends RpcContract>(
   contract: R,
   handler: (request: RpcRequest<R>, ctx: RpcContext) => Promise<RpcResponse<R>>,
 ): Subscription {
-  const subject = bus.naming.subject(contract.subject);
+  const subject = bus.naming.subject(rpcSubjectOf(contract));
   return bus.nc.subscribe(subject, {
     queue: bus.service,
     callback: (err, msg) => {
@@ -63,7 +63,7 @@ export async function callRpc<R extends RpcContract>(
   request: RpcRequest<R>,
   options: { timeoutMs?: number; requestId?: string } = {},
 ): Promise<RpcResponse<R>> {
-  const subject = bus.naming.subject(contract.subject);
+  const subject = bus.naming.subject(rpcSubjectOf(contract));
   const payload = contract.request.parse(request);
   if (bus.nc.isClosed()) throw new RpcUnavailableError(contract.subject, 'disconnected');
   let msg: Msg;

@@ -1,19 +1,39 @@
 import { z } from 'zod';
 
 /**
- * An event contract: its type (the NATS subject without namespace) and the zod schema of `data`.
- * The envelope {id, type, source, occurredAt, data} is the same for every event (DESIGN §4).
+ * The version of a message contract. An additive change (a new optional field, a new enum value
+ * no consumer switches on) keeps it; a breaking one (a field removed, renamed, retyped or newly
+ * required from callers) bumps it. Every consumer and caller has a fixture in
+ * packages/contracts/fixtures that the contract tests check, so a change that breaks one fails
+ * `npm test` (README "Message contracts").
+ */
+export interface ContractVersion {
+  version?: number;
+}
+
+function versionOf(options: ContractVersion | undefined, name: string): number {
+  const version = options?.version ?? 1;
+  if (!Number.isInteger(version) || version < 1) throw new Error(`bad version ${version} of ${name}: a whole number from 1`);
+  return version;
+}
+
+/**
+ * An event contract: its type (the NATS subject without namespace), its version and the zod
+ * schema of `data`. The envelope {id, type, version, source, occurredAt, data} is the same for
+ * every event (DESIGN §4); consumers accept the versions they know (the contract's by default).
  */
 export interface EventContract<TType extends string = string, TSchema extends z.ZodType = z.ZodType> {
   readonly type: TType;
+  readonly version: number;
   readonly data: TSchema;
 }
 
 export function defineEvent<TType extends string, TSchema extends z.ZodType>(
   type: TType,
   data: TSchema,
+  options?: ContractVersion,
 ): EventContract<TType, TSchema> {
-  return { type, data };
+  return { type, version: versionOf(options, type), data };
 }
 
 export type EventData<E extends EventContract> = z.infer<E['data']>;
@@ -21,19 +41,30 @@ export type EventData<E extends EventContract> = z.infer<E['data']>;
 export const eventEnvelopeSchema = z.object({
   id: z.uuid(),
   type: z.string().min(1),
+  /** The contract version the producer wrote (envelopes from before versions were written are 1). */
+  version: z.number().int().positive().default(1),
   source: z.string().min(1),
   occurredAt: z.iso.datetime(),
   data: z.unknown(),
 });
-export type EventEnvelope<TData = unknown> = Omit<z.infer<typeof eventEnvelopeSchema>, 'data'> & { data: TData };
+export type EventEnvelope<TData = unknown> = Omit<z.infer<typeof eventEnvelopeSchema>, 'data' | 'version'> & {
+  /** Always written by the outbox; absent only in envelopes from before versions (read as 1). */
+  version?: number;
+  data: TData;
+};
 
-/** A request/reply contract: subject `rpc.<service>.<verb>`, request and response schemas. */
+/**
+ * A request/reply contract: subject `rpc.<service>.<verb>`, its version, request and response
+ * schemas. Version 1 is asked on the plain subject, a later version N on `<subject>.vN`
+ * (rpcSubjectOf), so a server can answer an old and a new version side by side while callers move.
+ */
 export interface RpcContract<
   TSubject extends string = string,
   TReq extends z.ZodType = z.ZodType,
   TRes extends z.ZodType = z.ZodType,
 > {
   readonly subject: TSubject;
+  readonly version: number;
   readonly request: TReq;
   readonly response: TRes;
 }
@@ -42,8 +73,14 @@ export function defineRpc<TSubject extends string, TReq extends z.ZodType, TRes 
   subject: TSubject,
   request: TReq,
   response: TRes,
+  options?: ContractVersion,
 ): RpcContract<TSubject, TReq, TRes> {
-  return { subject, request, response };
+  return { subject, version: versionOf(options, subject), request, response };
+}
+
+/** The subject an rpc version is asked on: the plain subject for version 1, `<subject>.v<N>` after. */
+export function rpcSubjectOf(contract: Pick<RpcContract, 'subject' | 'version'>): string {
+  return contract.version === 1 ? contract.subject : `${contract.subject}.v${contract.version}`;
 }
 
 export type RpcRequest<R extends RpcContract> = z.infer<R['request']>;

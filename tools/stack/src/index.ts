@@ -3,6 +3,8 @@ export {
   dropSchemas,
   deleteStreams,
   StackStartError,
+  instanceName,
+  MAX_REPLICAS,
   type Stack,
   type StackOptions,
   type StackService,

@@ -48,7 +48,8 @@ export function colorize(text: string, code: number, enabled: boolean): string {
 /** `[gateway] ` padded so the messages line up, colored per source when enabled. */
 export function prefixFor(source: string, color: boolean, width = 10): string {
   const label = `[${source}]`.padEnd(width);
-  return colorize(label, COLORS[source] ?? 37, color);
+  // a second instance (`checkout-2`) has its service's color
+  return colorize(label, COLORS[source] ?? COLORS[source.replace(/-\d+$/, '')] ?? 37, color);
 }
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };

@@ -60,7 +60,7 @@ function banner(stack: Stack, settings: LauncherSettings, demoLogins: string[], 
     `  ${'gateway'.padEnd(10)} ${stack.gatewayUrl}   (API under /api/v1)`,
     `  ${'API docs'.padEnd(10)} ${stack.gatewayUrl}/api/v1/docs   (OpenAPI: /api/v1/openapi.json)`,
     ...SERVICE_NAMES.filter((n) => n !== 'gateway').map(
-      (name) => `  ${name.padEnd(10)} ${stack.services[name].url}   schema ${stack.services[name].schema}`,
+      (name) => `  ${name.padEnd(10)} ${stack.instances[name].map((i) => i.url).join(', ')}   schema ${stack.services[name].schema}`,
     ),
     `  ${'PostgreSQL'.padEnd(10)} ${redactUrl(stack.databaseUrl)}   (${stack.infrastructure.postgres})`,
     `  ${'NATS'.padEnd(10)} ${redactUrl(stack.natsUrl)}   (${stack.infrastructure.nats}${stack.namespace ? `, namespace ${stack.namespace}` : ''})`,
@@ -133,6 +133,7 @@ async function main(): Promise<number> {
     : await startSmtpCatcher({ onMessage: (mail) => sink({ source: 'mail', line: `to ${mail.to.join(', ')}: ${mail.subject}`, stream: 'stdout' }) });
   say(`PostgreSQL: ${settings.databaseUrl ? redactUrl(settings.databaseUrl) : 'local default, started when absent'}; NATS: ${settings.natsUrl ?? 'local default, started when absent'}`);
   const stack = await startStack({
+    replicas: settings.replicas,
     ports: settings.freePorts ? 'free' : settings.portBase !== undefined ? portsFromBase(settings.portBase) : undefined,
     databaseUrl: settings.databaseUrl,
     natsUrl: settings.natsUrl,

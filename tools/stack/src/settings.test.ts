@@ -106,6 +106,16 @@ describe('resolveSettings', () => {
     expect(() => resolveSettings(['--port-base', '18080', '--free-ports'], {}, ROOT)).toThrow('either free ports or a port base');
   });
 
+  it('takes the replicas from --replicas or STACK_REPLICAS (default 1), refusing anything but 1..8', () => {
+    expect(resolveSettings([], {}, '/repo').replicas).toBe(1);
+    expect(resolveSettings(['--replicas', '2'], {}, '/repo').replicas).toBe(2);
+    expect(resolveSettings([], { STACK_REPLICAS: '3' }, '/repo').replicas).toBe(3);
+    expect(resolveSettings(['--replicas=2'], { STACK_REPLICAS: '3' }, '/repo').replicas).toBe(2);
+    for (const bad of ['0', '9', '1.5', 'two', '-1']) {
+      expect(() => resolveSettings(['--replicas', bad], {}, '/repo')).toThrow(/replicas must be a whole number from 1 to 8/);
+    }
+  });
+
   it('drops the data on stop only for a prefixed, namespaced stack', () => {
     expect(resolveSettings([], {}, ROOT).dropDataOnStop).toBe(false);
     const throwAway = resolveSettings(['--drop-data-on-stop', '--namespace', 'smoke1', '--schema-prefix', 'smoke1'], {}, ROOT);

@@ -9,6 +9,8 @@ export const DEFAULT_ADMIN_PASSWORD = 'pasar-admin-2026';
 export const DEFAULT_DEMO_PASSWORD = 'pasar-demo-2026';
 export const DEMO_LOGINS = ['vendor@pasar.local', 'customer@pasar.local', 'b2b-admin@pasar.local', 'b2b-staff@pasar.local'] as const;
 export const DEFAULT_READY_TIMEOUT_MS = 120_000;
+/** The most instances per service `--replicas` accepts (stack.ts MAX_REPLICAS). */
+export const MAX_STACK_REPLICAS = 8;
 
 /** What the launcher was asked to do, from its arguments and environment (arguments win). */
 export interface LauncherSettings {
@@ -20,6 +22,8 @@ export interface LauncherSettings {
   freePorts: boolean;
   /** Ports from `portBase` up: gateway on it, then checkout, b2b, vendor, admin, notifier (+1 .. +5). */
   portBase?: number;
+  /** Instances of each domain service (the gateway runs once in front of them). */
+  replicas: number;
   namespace: string;
   schemaPrefix: string;
   dataDir: string;
@@ -42,6 +46,9 @@ Starts PostgreSQL and NATS when none answers, then the six Pasar services with p
 Options:
   --free-ports           use free ports instead of 8080 and 4001-4005     (STACK_FREE_PORTS=true)
   --port-base <port>     gateway on <port>, the other five on the next five (STACK_PORT_BASE)
+  --replicas <n>         n instances of checkout, b2b, vendor, admin and notifier
+                         (the first on its usual port, the others on free ports;
+                         the gateway spreads requests over them)       (STACK_REPLICAS, default 1)
   --namespace <ns>       NATS subject/stream prefix for every service      (NATS_NAMESPACE)
   --schema-prefix <p>    put each service's schema under <p>_<schema>      (STACK_SCHEMA_PREFIX)
   --data-dir <dir>       where a started PostgreSQL/NATS keep their data   (STACK_DATA_DIR, default .data)
@@ -69,7 +76,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 /** Parses `--key value`, `--key=value` and bare `--flag` arguments. */
 export function parseArgs(argv: readonly string[]): Map<string, string | true> {
   const result = new Map<string, string | true>();
-  const takesValue = new Set(['namespace', 'schema-prefix', 'data-dir', 'timeout', 'port-base']);
+  const takesValue = new Set(['namespace', 'schema-prefix', 'data-dir', 'timeout', 'port-base', 'replicas']);
   const bare = new Set(['free-ports', 'no-color', 'help', 'drop-data-on-stop']);
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
@@ -128,6 +135,11 @@ export function resolveSettings(argv: readonly string[], env: Env, rootDir: stri
     }
     if (freePorts) throw new UsageError('choose either free ports or a port base, not both');
   }
+  const replicasText = optionalString(args, 'replicas') ?? nonEmpty(env.STACK_REPLICAS) ?? '1';
+  const replicas = Number(replicasText);
+  if (!/^\d+$/.test(replicasText) || replicas < 1 || replicas > MAX_STACK_REPLICAS) {
+    throw new UsageError(`the replicas must be a whole number from 1 to ${MAX_STACK_REPLICAS}, got "${replicasText}"`);
+  }
   const dropDataOnStop = args.get('drop-data-on-stop') === true || (flag(env.STACK_DROP_DATA_ON_STOP) ?? false);
   if (dropDataOnStop && (!namespace || !schemaPrefix)) {
     throw new UsageError('dropping the data on stop needs a namespace and a schema prefix (the plain schemas and streams are never dropped)');
@@ -144,6 +156,7 @@ export function resolveSettings(argv: readonly string[], env: Env, rootDir: stri
     identitySecret,
     freePorts,
     portBase,
+    replicas,
     namespace,
     schemaPrefix,
     dataDir: isAbsolute(dataDirText) ? dataDirText : resolve(rootDir, dataDirText),

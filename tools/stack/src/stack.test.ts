@@ -10,7 +10,7 @@ import { createTestBus, freePort, uniqueNamespace } from '@pasar/testkit';
 import type { LogEntry } from './logs';
 import { portIsFree, probeNats, probePostgres } from './probes';
 import { SERVICE_NAMES } from './services';
-import { chooseUrl, loadOrCreateIdentitySecret, resolvePorts, serviceEnvironment, StackStartError, startStack } from './stack';
+import { chooseUrl, instanceName, loadOrCreateIdentitySecret, resolvePorts, serviceEnvironment, StackStartError, startStack } from './stack';
 
 const REPO = join(__dirname, '..', '..', '..');
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -128,6 +128,28 @@ describe('pure parts', () => {
     expect(serviceEnvironment({ ...input, service: 'b2b', schema: 'b2b' }).CHECKOUT_URL).toBeUndefined();
   });
 
+  it('gives the gateway every instance of a service as a comma-separated list, and each instance its own port', () => {
+    const input = {
+      ports: { gateway: 1, checkout: 2, b2b: 3, vendor: 4, admin: 5, notifier: 6 },
+      instancePorts: { checkout: [2, 102], b2b: [3, 103] },
+      databaseUrl: 'postgresql://postgres@127.0.0.1:5432/postgres',
+      natsUrl: 'nats://127.0.0.1:4222',
+      namespace: '',
+      identitySecret: SECRET,
+      logLevel: 'warn',
+      nodeEnv: 'development',
+      admin: { email: 'a@b.test', password: 'pw-pw-pw-pw' },
+    };
+    expect(serviceEnvironment({ ...input, service: 'gateway', schema: 'identity' })).toMatchObject({
+      CHECKOUT_URL: 'http://127.0.0.1:2,http://127.0.0.1:102',
+      B2B_URL: 'http://127.0.0.1:3,http://127.0.0.1:103',
+      VENDOR_URL: 'http://127.0.0.1:4',
+    });
+    expect(serviceEnvironment({ ...input, service: 'checkout', schema: 'checkout', port: 102 }).PORT).toBe('102');
+    expect(instanceName('checkout', 1)).toBe('checkout');
+    expect(instanceName('checkout', 2)).toBe('checkout-2');
+  });
+
   it('generates the identity secret once and keeps it', () => {
     const dir = join(root, 'secret-test');
     const first = loadOrCreateIdentitySecret(dir);
@@ -205,6 +227,47 @@ describe('startStack', () => {
     }
     for (const name of SERVICE_NAMES) expect(await portIsFree(stack.services[name].port)).toBe(true);
   }, 60_000);
+});
+
+describe('startStack with replicas', () => {
+  it('starts two instances of every service but the gateway, each on its own port, all listed to the gateway', async () => {
+    const namespace = uniqueNamespace('sr');
+    const sources = new Set<string>();
+    const stack = await startStack({ ...base(), namespace, schemaPrefix: namespace, replicas: 2, log: (entry) => sources.add(entry.source) });
+    try {
+      expect(stack.replicas).toBe(2);
+      expect(stack.instances.gateway).toHaveLength(1);
+      const ports = new Set<number>();
+      for (const name of SERVICE_NAMES.filter((n) => n !== 'gateway')) {
+        const [first, second] = stack.instances[name];
+        expect(stack.instances[name]).toHaveLength(2);
+        expect(stack.services[name]).toBe(first);
+        expect([first.instance, second.instance]).toEqual([1, 2]);
+        expect((await envOf(second.url)).PORT).toBe(String(second.port));
+        expect((await envOf(second.url)).DATABASE_URL).toBe(first.databaseUrl);
+        ports.add(first.port).add(second.port);
+        expect(sources).toContain(`${name}-2`);
+      }
+      expect(ports.size).toBe(10);
+      const gatewayEnv = await envOf(stack.gatewayUrl);
+      expect(gatewayEnv.CHECKOUT_URL).toBe(`${stack.instances.checkout[0].url},${stack.instances.checkout[1].url}`);
+      expect(gatewayEnv.ADMIN_URL.split(',')).toHaveLength(2);
+
+      // one instance stops and starts again on its own port; the other keeps running
+      await stack.instances.vendor[1].stop();
+      expect(stack.instances.vendor[0].running).toBe(true);
+      await stack.instances.vendor[1].start();
+      expect((await fetch(`${stack.instances.vendor[1].url}/readyz`)).status).toBe(200);
+    } finally {
+      await stack.stop({ dropData: true });
+    }
+    for (const name of SERVICE_NAMES) for (const instance of stack.instances[name]) expect(await portIsFree(instance.port)).toBe(true);
+  }, 60_000);
+
+  it('refuses a replica count outside 1..8', async () => {
+    await expect(startStack({ ...base(), replicas: 0 })).rejects.toThrow(/replicas must be a whole number from 1 to 8/);
+    await expect(startStack({ ...base(), replicas: 9 })).rejects.toThrow(StackStartError);
+  });
 });
 
 describe('startStack when the local defaults do not answer', () => {

@@ -25,6 +25,7 @@ import {
   DEFAULT_DATABASE_URL,
   DEFAULT_NATS_URL,
   DEFAULT_READY_TIMEOUT_MS,
+  MAX_STACK_REPLICAS,
   repositoryRoot,
   type Env,
 } from './settings';
@@ -32,6 +33,12 @@ import {
 export interface StackOptions {
   /** Fixed ports (defaults 8080, 4001-4005, each overridable) or `'free'` for free ports everywhere. */
   ports?: 'free' | Partial<Record<ServiceName, number>>;
+  /**
+   * Instances of each domain service (checkout, b2b, vendor, admin, notifier; default 1, at most
+   * MAX_REPLICAS). The first keeps its port; the others take free ports; the gateway (one) gets
+   * every instance's URL.
+   */
+  replicas?: number;
   /** The shared database (any `?schema=` is replaced per service). Default: env DATABASE_URL, else the local default. */
   databaseUrl?: string;
   /** Default: env NATS_URL, else nats://127.0.0.1:4222. */
@@ -75,6 +82,8 @@ export interface StackOptions {
 
 export interface StackService {
   name: ServiceName;
+  /** 1 for the first instance of the service, 2 for the second, ... */
+  instance: number;
   url: string;
   port: number;
   schema: string;
@@ -100,7 +109,11 @@ export interface StopOptions {
 
 export interface Stack {
   gatewayUrl: string;
+  /** The first instance of each service. */
   services: Record<ServiceName, StackService>;
+  /** Every instance of each service (the gateway has one). */
+  instances: Record<ServiceName, StackService[]>;
+  replicas: number;
   /** The shared database, without `?schema=`. */
   databaseUrl: string;
   natsUrl: string;
@@ -148,10 +161,25 @@ export async function resolvePorts(ports: StackOptions['ports']): Promise<Record
   return { ...DEFAULT_PORTS, ...(ports ?? {}) };
 }
 
+/** The most instances per service the launcher starts. */
+export const MAX_REPLICAS = MAX_STACK_REPLICAS;
+
+/** The services that run `replicas` times; the gateway runs once in front of them. */
+export const REPLICATED_SERVICES: readonly ServiceName[] = SERVICE_NAMES.filter((name) => name !== 'gateway');
+
+/** The log and process name of an instance: `checkout` for the first, `checkout-2` for the second, ... */
+export function instanceName(service: ServiceName, instance: number): string {
+  return instance === 1 ? service : `${service}-${instance}`;
+}
+
 /** Every variable one service gets (DESIGN §8 contract), before the caller's overrides. */
 export function serviceEnvironment(input: {
   service: ServiceName;
   ports: Record<ServiceName, number>;
+  /** This instance's port when it is not the first (default `ports[service]`). */
+  port?: number;
+  /** Every instance's port per service (the gateway's upstream lists); default: `ports` alone. */
+  instancePorts?: Partial<Record<ServiceName, readonly number[]>>;
   databaseUrl: string;
   schema: string;
   natsUrl: string;
@@ -165,7 +193,7 @@ export function serviceEnvironment(input: {
     NODE_ENV: input.nodeEnv,
     // the URLs the launcher hands out are on 127.0.0.1 (an inherited HOST must not move a service)
     HOST: '127.0.0.1',
-    PORT: String(input.ports[input.service]),
+    PORT: String(input.port ?? input.ports[input.service]),
     DATABASE_URL: databaseUrlForSchema(input.databaseUrl, input.schema),
     NATS_URL: input.natsUrl,
     NATS_NAMESPACE: input.namespace,
@@ -175,7 +203,8 @@ export function serviceEnvironment(input: {
   };
   if (input.service === 'gateway') {
     for (const [upstream, variable] of Object.entries(UPSTREAM_URL_VARS)) {
-      env[variable] = serviceUrl(input.ports[upstream as ServiceName]);
+      const ports = input.instancePorts?.[upstream as ServiceName] ?? [input.ports[upstream as ServiceName]];
+      env[variable] = ports.map((port) => serviceUrl(port)).join(',');
     }
     env.ADMIN_EMAIL = input.admin.email;
     env.ADMIN_PASSWORD = input.admin.password;
@@ -268,6 +297,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const schemaPrefix = options.schemaPrefix ?? '';
   const schemas = schemasFor(schemaPrefix);
   const readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
+  const replicas = options.replicas ?? 1;
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > MAX_REPLICAS) {
+    throw new StackStartError(`replicas must be a whole number from 1 to ${MAX_REPLICAS}, got ${replicas}`);
+  }
 
   for (const name of SERVICE_NAMES) {
     const entry = join(rootDir, 'apps', name, 'src', 'main.ts');
@@ -278,7 +311,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   let usedNatsUrl: string | undefined;
   let startedPostgres: LocalPostgres | undefined;
   let startedNats: LocalNats | undefined;
-  const processes = new Map<ServiceName, ManagedProcess>();
+  /** Every instance's process, by instance name (`checkout`, `checkout-2`, ...). */
+  const processes = new Map<string, ManagedProcess>();
   const stopInfrastructure = async () => {
     await startedNats?.stop().catch((err: unknown) => say('stack', `nats-server stop failed: ${String(err)}`));
     await startedPostgres?.stop().catch((err: unknown) => say('stack', `PostgreSQL stop failed: ${String(err)}`));
@@ -335,21 +369,33 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       }
     }
 
+    // the first instance keeps the service's port; the others take free ports
+    const instancePorts = Object.fromEntries(SERVICE_NAMES.map((name) => [name, [ports[name]]])) as Record<ServiceName, number[]>;
+    const taken = new Set<number>(Object.values(ports));
+    for (const name of REPLICATED_SERVICES) {
+      for (let instance = 2; instance <= replicas; instance += 1) {
+        let port = await freePort();
+        while (taken.has(port)) port = await freePort();
+        taken.add(port);
+        instancePorts[name].push(port);
+      }
+    }
     const inherited: NodeJS.ProcessEnv = options.inheritEnv === false ? { PATH: baseEnv.PATH } : { ...baseEnv };
     const nodeEnv = baseEnv.NODE_ENV?.trim() || 'development';
     const logLevel = options.logLevel ?? (baseEnv.LOG_LEVEL?.trim() || 'info');
     const keepLines = options.keepLines ?? 200;
-    for (const name of SERVICE_NAMES) {
+    const all = SERVICE_NAMES.flatMap((name) => instancePorts[name].map((port, index) => ({ name, instance: index + 1, port })));
+    for (const { name, instance, port } of all) {
       const env = {
         ...inherited,
-        ...serviceEnvironment({ service: name, ports, databaseUrl, schema: schemas[name], natsUrl, namespace, identitySecret, logLevel, nodeEnv, admin }),
+        ...serviceEnvironment({ service: name, ports, port, instancePorts, databaseUrl, schema: schemas[name], natsUrl, namespace, identitySecret, logLevel, nodeEnv, admin }),
         ...(options.sharedEnv ?? {}),
         ...(options.env?.[name] ?? {}),
       };
       processes.set(
-        name,
+        instanceName(name, instance),
         new ManagedProcess({
-          name,
+          name: instanceName(name, instance),
           command: process.execPath,
           args: ['--import', 'tsx', join('apps', name, 'src', 'main.ts')],
           cwd: rootDir,
@@ -360,55 +406,57 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       );
     }
 
-    const processOf = (name: ServiceName): ManagedProcess => {
+    const processOf = (name: string): ManagedProcess => {
       const found = processes.get(name);
       if (!found) throw new Error(`no process for ${name}`);
       return found;
     };
-    const startOne = async (name: ServiceName) => {
-      const managed = processOf(name);
+    const startOne = async (name: ServiceName, instance: number, port: number) => {
+      const managed = processOf(instanceName(name, instance));
       managed.start();
-      await waitUntilReady(managed, serviceUrl(ports[name]), Date.now() + readyTimeoutMs);
+      await waitUntilReady(managed, serviceUrl(port), Date.now() + readyTimeoutMs);
     };
 
-    say('stack', `starting ${SERVICE_NAMES.join(', ')}`);
+    say('stack', `starting ${SERVICE_NAMES.join(', ')}${replicas > 1 ? ` (${replicas} instances of each but the gateway)` : ''}`);
     // fails fast: the first service that exits or times out stops the start-up
-    await Promise.all(SERVICE_NAMES.map((name) => startOne(name)));
-    for (const [name, managed] of processes) {
-      managed.onExit((exit) => {
-        if (!exit.requested) options.onServiceExit?.(name, describeExit(exit));
+    await Promise.all(all.map(({ name, instance, port }) => startOne(name, instance, port)));
+    for (const { name, instance } of all) {
+      processOf(instanceName(name, instance)).onExit((exit) => {
+        if (!exit.requested) options.onServiceExit?.(name, `${instance > 1 ? `(instance ${instance}) ` : ''}${describeExit(exit)}`);
       });
     }
 
-    const services = Object.fromEntries(
-      SERVICE_NAMES.map((name): [ServiceName, StackService] => {
-        const managed = processOf(name);
-        return [
-          name,
-          {
-            name,
-            url: serviceUrl(ports[name]),
-            port: ports[name],
-            schema: schemas[name],
-            databaseUrl: databaseUrlForSchema(databaseUrl, schemas[name]),
-            get running() {
-              return managed.running;
-            },
-            get pid() {
-              return managed.pid;
-            },
-            stop: () => managed.stop(),
-            start: () => startOne(name),
-            recentLines: () => managed.lines.snapshot(),
-          },
-        ];
-      }),
-    ) as Record<ServiceName, StackService>;
+    const stackService = (name: ServiceName, instance: number, port: number): StackService => {
+      const managed = processOf(instanceName(name, instance));
+      return {
+        name,
+        instance,
+        url: serviceUrl(port),
+        port,
+        schema: schemas[name],
+        databaseUrl: databaseUrlForSchema(databaseUrl, schemas[name]),
+        get running() {
+          return managed.running;
+        },
+        get pid() {
+          return managed.pid;
+        },
+        stop: () => managed.stop(),
+        start: () => startOne(name, instance, port),
+        recentLines: () => managed.lines.snapshot(),
+      };
+    };
+    const instances = Object.fromEntries(
+      SERVICE_NAMES.map((name) => [name, instancePorts[name].map((port, index) => stackService(name, index + 1, port))]),
+    ) as Record<ServiceName, StackService[]>;
+    const services = Object.fromEntries(SERVICE_NAMES.map((name) => [name, instances[name][0]])) as Record<ServiceName, StackService>;
 
     let stopping: Promise<void> | undefined;
     return {
       gatewayUrl: services.gateway.url,
       services,
+      instances,
+      replicas,
       databaseUrl,
       natsUrl,
       namespace,

@@ -8,10 +8,19 @@ import type { GatewayConfig } from '../config';
 import { routeOf } from './gate';
 import type { Upstream } from './route-table';
 import { UPSTREAM_TIMEOUT_CODE, classifyProxyError, forwardHeaders } from './rules';
+import { isInstanceAway, mayRetryElsewhere, startHealthProbe, UpstreamPool } from './upstreams';
 
 type ProxyConfig = Pick<
   GatewayConfig,
-  'CHECKOUT_URL' | 'B2B_URL' | 'VENDOR_URL' | 'ADMIN_URL' | 'UPSTREAM_TIMEOUT_MS' | 'UPSTREAM_MAX_SOCKETS' | 'IDENTITY_SECRET'
+  | 'CHECKOUT_URL'
+  | 'B2B_URL'
+  | 'VENDOR_URL'
+  | 'ADMIN_URL'
+  | 'UPSTREAM_TIMEOUT_MS'
+  | 'UPSTREAM_MAX_SOCKETS'
+  | 'IDENTITY_SECRET'
+  | 'UPSTREAM_HEALTH_INTERVAL_MS'
+  | 'UPSTREAM_RETRY_DOWN_AFTER_MS'
 >;
 
 export interface UpstreamProxy {
@@ -28,16 +37,25 @@ export interface UpstreamProxy {
  */
 export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamProxy {
   const agent = new Agent({ keepAlive: true, maxSockets: config.UPSTREAM_MAX_SOCKETS, maxFreeSockets: 64, timeout: 60_000 });
-  const targets: Record<Upstream, string> = {
-    checkout: config.CHECKOUT_URL,
-    b2b: config.B2B_URL,
-    vendor: config.VENDOR_URL,
-    admin: config.ADMIN_URL,
+  const poolOptions = { retryDownAfterMs: config.UPSTREAM_RETRY_DOWN_AFTER_MS };
+  const pools: Record<Upstream, UpstreamPool> = {
+    checkout: new UpstreamPool('checkout', config.CHECKOUT_URL, poolOptions),
+    b2b: new UpstreamPool('b2b', config.B2B_URL, poolOptions),
+    vendor: new UpstreamPool('vendor', config.VENDOR_URL, poolOptions),
+    admin: new UpstreamPool('admin', config.ADMIN_URL, poolOptions),
   };
+  const probe = startHealthProbe(Object.values(pools), { intervalMs: config.UPSTREAM_HEALTH_INTERVAL_MS, timeoutMs: 2_000 });
+  /** The instance each in-flight request went to, and whether it was already sent again elsewhere. */
+  const chosen = new WeakMap<Request, { url: string; retried: boolean }>();
 
   const proxyFor = (upstream: Upstream) =>
     createProxyMiddleware<Request, Response>({
-      target: targets[upstream],
+      target: pools[upstream].urls[0],
+      router: (req) => {
+        const url = pools[upstream].pick();
+        chosen.set(req, { url, retried: chosen.get(req)?.retried ?? false });
+        return url;
+      },
       agent,
       changeOrigin: true,
       xfwd: true,
@@ -48,8 +66,20 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
             proxyReq.destroy(err);
           });
         },
+        proxyRes: (_proxyRes, req) => {
+          const instance = chosen.get(req);
+          if (instance) pools[upstream].markUp(instance.url);
+        },
         error: (err, req, res) => {
           const code = (err as NodeJS.ErrnoException).code;
+          const instance = chosen.get(req);
+          if (instance && isInstanceAway(code, UPSTREAM_TIMEOUT_CODE)) pools[upstream].markDown(instance.url);
+          // a refused connection never reached the instance: a request without a body goes to the next one, once
+          if (instance && !instance.retried && pools[upstream].urls.length > 1 && mayRetryElsewhere(code, req.method) && isResponse(res) && !res.headersSent) {
+            instance.retried = true;
+            void proxies[upstream](req, res, () => sendProblem(res, 503, 'service_unavailable', `the ${upstream} service is not reachable; try again`));
+            return;
+          }
           const failure = classifyProxyError(code, upstream);
           log.warn({ err: err.message, code, upstream, path: req.url, requestId: req.requestId }, 'proxy to upstream failed');
           if (!isResponse(res)) return res.destroy();
@@ -76,7 +106,13 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
     void proxies[route.to](req, res, next);
   };
 
-  return { middleware, close: () => agent.destroy() };
+  return {
+    middleware,
+    close: () => {
+      probe.stop();
+      agent.destroy();
+    },
+  };
 }
 
 function isResponse(res: Response | Socket): res is Response {

@@ -1,0 +1,134 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { freePort } from '@pasar/testkit';
+import { isInstanceAway, mayRetryElsewhere, parseUpstreamList, startHealthProbe, UpstreamPool } from './upstreams';
+
+const A = 'http://127.0.0.1:4001';
+const B = 'http://127.0.0.1:4101';
+const C = 'http://127.0.0.1:4201';
+
+function manualClock(start = 1_000_000) {
+  let now = start;
+  return { clock: () => now, advance: (ms: number) => (now += ms) };
+}
+
+describe('UpstreamPool', () => {
+  test('spreads requests round robin over the instances', () => {
+    const pool = new UpstreamPool('checkout', [A, B, C]);
+    expect([1, 2, 3, 4, 5, 6].map(() => pool.pick())).toEqual([A, B, C, A, B, C]);
+  });
+
+  test('one instance is always that instance', () => {
+    const pool = new UpstreamPool('checkout', [A]);
+    pool.markDown(A);
+    expect([pool.pick(), pool.pick()]).toEqual([A, A]);
+  });
+
+  test('refuses an empty list', () => {
+    expect(() => new UpstreamPool('checkout', [])).toThrow(/no instance URL for checkout/);
+  });
+
+  test('skips an instance marked down until it is marked up again', () => {
+    const time = manualClock();
+    const pool = new UpstreamPool('checkout', [A, B, C], { clock: time.clock, retryDownAfterMs: 5_000 });
+    pool.markDown(B);
+    expect([1, 2, 3, 4].map(() => pool.pick())).toEqual([A, C, A, C]);
+    expect(pool.health()).toEqual([
+      { url: A, healthy: true },
+      { url: B, healthy: false },
+      { url: C, healthy: true },
+    ]);
+    pool.markUp(B);
+    expect(new Set([1, 2, 3].map(() => pool.pick()))).toEqual(new Set([A, B, C]));
+  });
+
+  test('a down instance gets one trial request once retryDownAfterMs has passed, then waits again', () => {
+    const time = manualClock();
+    const pool = new UpstreamPool('checkout', [A, B], { clock: time.clock, retryDownAfterMs: 5_000 });
+    pool.markDown(B);
+    time.advance(4_999);
+    expect([pool.pick(), pool.pick(), pool.pick()]).toEqual([A, A, A]);
+    time.advance(1);
+    const picks = [pool.pick(), pool.pick(), pool.pick(), pool.pick()];
+    expect(picks.filter((url) => url === B)).toHaveLength(1);
+    // the trial failed again (markDown keeps it down): the next trial is another retryDownAfterMs away
+    pool.markDown(B);
+    time.advance(4_000);
+    expect([pool.pick(), pool.pick()]).toEqual([A, A]);
+  });
+
+  test('when every instance is down it still names one (the one down the longest), so the caller gets a clear 503', () => {
+    const time = manualClock();
+    const pool = new UpstreamPool('checkout', [A, B], { clock: time.clock, retryDownAfterMs: 60_000 });
+    pool.markDown(B);
+    time.advance(10);
+    pool.markDown(A);
+    expect([pool.pick(), pool.pick()]).toEqual([B, B]);
+  });
+
+  test('marks by URL whether or not it ends in a slash; unknown URLs change nothing', () => {
+    const pool = new UpstreamPool('checkout', [A, B]);
+    pool.markDown(`${A}/`);
+    pool.markDown('http://127.0.0.1:9');
+    expect(pool.health().map((h) => h.healthy)).toEqual([false, true]);
+  });
+});
+
+describe('the rules of a failed attempt', () => {
+  test('refused, unreachable and timed out mark the instance down; a reset or a bad answer does not', () => {
+    for (const code of ['ECONNREFUSED', 'EHOSTUNREACH', 'ETIMEDOUT', 'UPSTREAM_TIMEOUT']) {
+      expect(isInstanceAway(code, 'UPSTREAM_TIMEOUT')).toBe(true);
+    }
+    expect(isInstanceAway('ECONNRESET', 'UPSTREAM_TIMEOUT')).toBe(false);
+    expect(isInstanceAway('HPE_INVALID_CONSTANT', 'UPSTREAM_TIMEOUT')).toBe(false);
+    expect(isInstanceAway(undefined, 'UPSTREAM_TIMEOUT')).toBe(false);
+  });
+
+  test('only a refused request without a body is sent again elsewhere', () => {
+    expect(mayRetryElsewhere('ECONNREFUSED', 'GET')).toBe(true);
+    expect(mayRetryElsewhere('ECONNREFUSED', 'HEAD')).toBe(true);
+    expect(mayRetryElsewhere('ECONNREFUSED', 'POST')).toBe(false);
+    expect(mayRetryElsewhere('UPSTREAM_TIMEOUT', 'GET')).toBe(false); // it may have reached the instance
+  });
+
+  test('parses a comma-separated list: trimmed, no trailing slash, no repeats; a bad URL throws', () => {
+    expect(parseUpstreamList(` ${A}/ ,${B},,${A}`)).toEqual([A, B]);
+    expect(() => parseUpstreamList('not a url')).toThrow();
+  });
+});
+
+describe('the active /healthz probe', () => {
+  let server: Server;
+  let healthy = true;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      res.statusCode = req.url === '/healthz' && healthy ? 200 : 503;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  test('marks an answering instance up and a silent or unhealthy one down', async () => {
+    const live = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const pool = new UpstreamPool('checkout', [live, dead]);
+    pool.markDown(live);
+    const probe = startHealthProbe([pool], { intervalMs: 0, timeoutMs: 1_000 });
+    try {
+      await probe.probeOnce();
+      expect(pool.health()).toEqual([
+        { url: live, healthy: true },
+        { url: dead, healthy: false },
+      ]);
+      healthy = false;
+      await probe.probeOnce();
+      expect(pool.health()[0]).toEqual({ url: live, healthy: false });
+    } finally {
+      healthy = true;
+      probe.stop();
+    }
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * The instances of each domain service behind the gateway (README "Running N instances"): requests
+ * go round robin over the instances that answer. An instance that refuses connections or times out
+ * is marked down by the proxy (passive check) and skipped until it answers again: the active
+ * /healthz probe brings it back, and without the probe it gets one trial request after
+ * `retryDownAfterMs`. When every instance is down the pool still names one, so the caller gets the
+ * usual 503/504 instead of a silent drop.
+ */
+
+/**
+ * A failed proxy attempt that says the instance is away (not that the request was bad). A reset
+ * is not: a kept-alive socket the instance closed as it was reused resets too, and an instance
+ * that is really gone refuses the next connection anyway.
+ */
+const INSTANCE_AWAY = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT']);
+
+/** Whether a proxy error code means the instance itself is away (mark it down), given the timeout code. */
+export function isInstanceAway(code: string | undefined, timeoutCode: string): boolean {
+  return code !== undefined && (code === timeoutCode || INSTANCE_AWAY.has(code));
+}
+
+/** Whether a request that failed this way may be sent again to another instance: it never reached one, and has no body. */
+export function mayRetryElsewhere(code: string | undefined, method: string): boolean {
+  return code === 'ECONNREFUSED' && (method === 'GET' || method === 'HEAD');
+}
+
+/** A comma-separated list of instance URLs (`http://a:4001,http://b:4001`), trimmed, without empties or repeats. */
+export function parseUpstreamList(text: string): string[] {
+  const urls = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => new URL(part).toString().replace(/\/$/, ''));
+  return [...new Set(urls)];
+}
+
+interface Instance {
+  url: string;
+  /** When it was marked down; undefined while it answers. */
+  downSince?: number;
+  /** The last time a trial request was let through while down. */
+  lastTrialAt?: number;
+}
+
+export interface UpstreamPoolOptions {
+  /** Without an active probe, a down instance gets one trial request this long after it failed (and after each failed trial). */
+  retryDownAfterMs?: number;
+  clock?: () => number;
+}
+
+export class UpstreamPool {
+  private readonly instances: Instance[];
+  private next = 0;
+  private readonly retryDownAfterMs: number;
+  private readonly clock: () => number;
+
+  constructor(
+    readonly service: string,
+    urls: readonly string[],
+    options: UpstreamPoolOptions = {},
+  ) {
+    if (urls.length === 0) throw new Error(`no instance URL for ${service}`);
+    this.instances = urls.map((url) => ({ url }));
+    this.retryDownAfterMs = options.retryDownAfterMs ?? 5_000;
+    this.clock = options.clock ?? Date.now;
+  }
+
+  get urls(): string[] {
+    return this.instances.map((i) => i.url);
+  }
+
+  /** The instances and whether each is taken into the rotation right now. */
+  health(): { url: string; healthy: boolean }[] {
+    return this.instances.map((i) => ({ url: i.url, healthy: i.downSince === undefined }));
+  }
+
+  /**
+   * The instance for the next request: the next healthy one in turn; a down one whose trial is due
+   * (it takes the turn once, then waits again); when all are down and no trial is due, the one down the longest.
+   */
+  pick(): string {
+    const count = this.instances.length;
+    const at = this.clock();
+    for (let step = 0; step < count; step += 1) {
+      const instance = this.instances[(this.next + step) % count];
+      const trialDue =
+        instance.downSince !== undefined && at - Math.max(instance.downSince, instance.lastTrialAt ?? 0) >= this.retryDownAfterMs;
+      if (instance.downSince === undefined || trialDue) {
+        if (trialDue) instance.lastTrialAt = at;
+        this.next = (this.next + step + 1) % count;
+        return instance.url;
+      }
+    }
+    const longestDown = this.instances.reduce((a, b) => ((a.downSince ?? 0) <= (b.downSince ?? 0) ? a : b));
+    return longestDown.url;
+  }
+
+  /** The instance refused, reset or timed out: skip it until it answers again. */
+  markDown(url: string): void {
+    const instance = this.find(url);
+    if (instance && instance.downSince === undefined) instance.downSince = this.clock();
+  }
+
+  /** The instance answered (a proxied response or the probe): back in the rotation. */
+  markUp(url: string): void {
+    const instance = this.find(url);
+    if (instance) {
+      instance.downSince = undefined;
+      instance.lastTrialAt = undefined;
+    }
+  }
+
+  private find(url: string): Instance | undefined {
+    const wanted = url.replace(/\/$/, '');
+    return this.instances.find((i) => i.url === wanted);
+  }
+}
+
+export interface HealthProbe {
+  /** Probes every instance once now (what the timer does each interval). */
+  probeOnce(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * The light active check: GET <instance>/healthz of every instance of the pools with more than one
+ * instance each `intervalMs`; a 200 marks it up, no answer (or another status) within `timeoutMs` down.
+ */
+export function startHealthProbe(pools: readonly UpstreamPool[], options: { intervalMs: number; timeoutMs: number }): HealthProbe {
+  const probed = pools.filter((pool) => pool.urls.length > 1);
+  let running: Promise<void> | undefined;
+  const probeOnce = async () => {
+    await Promise.all(
+      probed.flatMap((pool) =>
+        pool.urls.map(async (url) => {
+          try {
+            const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(options.timeoutMs) });
+            await response.arrayBuffer();
+            if (response.status === 200) pool.markUp(url);
+            else pool.markDown(url);
+          } catch {
+            pool.markDown(url);
+          }
+        }),
+      ),
+    );
+  };
+  const timer =
+    options.intervalMs > 0 && probed.length > 0
+      ? setInterval(() => {
+          running ??= probeOnce().finally(() => (running = undefined));
+        }, options.intervalMs)
+      : undefined;
+  timer?.unref();
+  return {
+    probeOnce,
+    stop: () => {
+      if (timer) clearInterval(timer);
+    },
+  };
+}
