@@ -17,7 +17,7 @@ const USAGE = `Usage: npm run bench [-- options]
   --duration <seconds>  per load run (BENCH_DURATION, default 10)
   --connections <n>     concurrent connections (BENCH_CONNECTIONS, default 50)
   --samples <n>         sequential requests in latency scenarios (BENCH_SAMPLES, default 200)
-Env BENCH_CPU_PROF_DIR=<dir>: gateway, checkout and vendor run with node --cpu-prof into <dir>
+Env BENCH_CPU_PROF_DIR=<dir>: gateway, checkout and vendor are CPU-profiled (cpu-profile-preload.cjs)
 (a .cpuprofile in <dir>/<service>, written when the stack stops; summarise with \`tsx bench/src/profile-top.ts <file>\`).`;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
@@ -77,7 +77,11 @@ async function main(): Promise<void> {
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   if (profileDir) {
     for (const service of ['gateway', 'checkout', 'vendor'] as const) {
-      env[service] = { ...(env[service] ?? {}), NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(resolve(profileDir), service)}` };
+      env[service] = {
+        ...(env[service] ?? {}),
+        BENCH_CPU_PROF_DIR: join(resolve(profileDir), service),
+        NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile-preload.cjs')}`,
+      };
     }
   }
   const namespace = uniqueNamespace('bench');
