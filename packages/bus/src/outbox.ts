@@ -112,6 +112,8 @@ export class OutboxRelay {
   private listener?: pg.Client;
   private running = false;
   private wake?: () => void;
+  /** A NOTIFY arrived since the last flush began: flush again before sleeping (no row waits for the poll). */
+  private notified = false;
   private loopDone?: Promise<void>;
   private readonly table: string;
   private readonly deadLetterTable: string;
@@ -158,7 +160,10 @@ export class OutboxRelay {
         await client.connect();
         this.listener = client;
         await client.query(`LISTEN "outbox_${this.options.schema}"`);
-        client.on('notification', () => this.wake?.());
+        client.on('notification', () => {
+          this.notified = true;
+          this.wake?.();
+        });
         await new Promise<void>((resolve) => {
           client.on('error', () => resolve());
           client.on('end', () => resolve());
@@ -175,6 +180,7 @@ export class OutboxRelay {
     let failures = 0;
     while (this.running) {
       let pause = this.options.pollMs ?? 1000;
+      this.notified = false;
       try {
         await this.flush();
         failures = 0;
@@ -184,6 +190,8 @@ export class OutboxRelay {
         this.options.bus.log.warn({ err: String(err), failures }, 'outbox publish failed; will retry');
       }
       if (!this.running) break;
+      // rows committed while that flush ran notified then: publish them now, not after the poll
+      if (this.notified && failures === 0) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pause);
         this.wake = () => {
