@@ -278,6 +278,28 @@ describe('consumers', () => {
     expect(await prisma.effect.count({ where: { eventId: envelope.id } })).toBe(1);
   });
 
+  test('an event the consumer ignores is acked without a transaction: no effect, no inbox row; the others are handled', async () => {
+    const effects = consumeWithInbox(t.bus, {
+      name: 'ignoring',
+      event: identityUserUpserted,
+      db: prisma,
+      ignore: (data) => data.email.startsWith('ignored'),
+      handler: async (data, { tx, envelope }) => {
+        await tx.effect.create({ data: { eventId: envelope.id, note: data.email } });
+      },
+    });
+    running.push(effects);
+    await effects.ready;
+    const subject = t.bus.naming.subject(identityUserUpserted.type);
+    const ignored = envelopeOf({ ...userEvent(9), email: 'ignored9@example.test' });
+    const handled = envelopeOf(userEvent(10));
+    for (const envelope of [ignored, handled]) await t.bus.js.publish(subject, JSON.stringify(envelope), { msgID: envelope.id });
+    await waitFor(async () => (await prisma.effect.count({ where: { eventId: handled.id } })) === 1, 10000);
+    expect(await prisma.effect.count({ where: { eventId: ignored.id } })).toBe(0);
+    expect(await prisma.inbox.count({ where: { eventId: ignored.id } })).toBe(0);
+    expect(await prisma.inbox.count({ where: { eventId: handled.id } })).toBe(1);
+  });
+
   test('two instances share one durable: 60 events, each effect once, work split', async () => {
     const namespace = t.namespace;
     const second = await Bus.connect({ natsUrl: t.bus.options.natsUrl, namespace, service: 'bustest', log: silentLog });

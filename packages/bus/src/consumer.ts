@@ -46,6 +46,11 @@ export interface InboxConsumerOptions<E extends EventContract, TTx extends Inbox
   db: TransactionalDb<TTx>;
   /** Runs in one transaction with the inbox row: its effect happens once per event id. */
   handler: (data: EventData<E>, ctx: MessageContext & { tx: TTx }) => Promise<void>;
+  /**
+   * Events the handler has nothing to do with (e.g. b2b and a consumer order): acked without a
+   * transaction or inbox row. Only for events on which the handler would do nothing at all.
+   */
+  ignore?: (data: EventData<E>) => boolean;
 }
 
 /**
@@ -212,6 +217,7 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
     ...options,
     parking: options.db,
     handler: async (data, ctx) => {
+      if (options.ignore?.(data)) return;
       await options.db.$transaction(async (tx) => {
         const { count } = await tx.inbox.createMany({
           data: [{ consumer: consumerName, eventId: ctx.envelope.id }],
