@@ -205,8 +205,11 @@ export class OutboxRelay {
   private async publishBatch(): Promise<{ published: number; handled: number }> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
-      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [this.lockKey]);
+      // BEGIN and the lock in one round trip (a simple query: the key is made of the checked schema name)
+      const [, lock] = (await client.query(`BEGIN; SELECT pg_try_advisory_xact_lock(hashtext('${this.lockKey}')) AS ok`)) as unknown as [
+        pg.QueryResult,
+        pg.QueryResult<{ ok: boolean }>,
+      ];
       if (!lock.rows[0].ok) {
         await client.query('ROLLBACK');
         return { published: 0, handled: 0 };
@@ -241,10 +244,8 @@ export class OutboxRelay {
           break; // a transient failure (NATS down): nothing after this row goes out before it
         }
       }
-      if (published.length) {
-        await client.query(`UPDATE ${this.table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [published]);
-      }
-      await client.query('COMMIT');
+      // the published rows marked and COMMIT in one round trip (the ids are uuids read from the table)
+      await client.query(published.length ? `UPDATE ${this.table} SET published_at = now() WHERE id = ANY('{${published.join(',')}}'::uuid[]); COMMIT` : 'COMMIT');
       if (failure) throw failure;
       return { published: published.length, handled: published.length + parked };
     } catch (err) {
