@@ -4,11 +4,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startStack, type ServiceName } from '@pasar/stack';
 import { uniqueNamespace } from '@pasar/testkit';
 import { SCENARIOS } from './scenarios';
-import { renderTable } from './stats';
+import { cpuBetween, readStack, rssOf } from './processes';
+import { renderTable, round } from './stats';
 import type { BenchSettings, TableRow } from './types';
 
 const USAGE = `Usage: npm run bench [-- options]
@@ -16,7 +17,10 @@ const USAGE = `Usage: npm run bench [-- options]
   --duration <seconds>  per load run (BENCH_DURATION, default 10)
   --connections <n>     concurrent connections (BENCH_CONNECTIONS, default 50)
   --samples <n>         sequential requests in latency scenarios (BENCH_SAMPLES, default 200)
-  --replicas <n>        instances of each service but the gateway (BENCH_REPLICAS, default 1)`;
+  --replicas <n>        instances of each service but the gateway (BENCH_REPLICAS, default 1)
+
+Env BENCH_CPU_PROF_DIR=<dir>: gateway, checkout and vendor are CPU-profiled (cpu-profile-preload.cjs)
+(a .cpuprofile in <dir>/<service>, written when the stack stops; summarise with \`tsx bench/src/profile-top.ts <file>\`).`;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined || text === '') return fallback;
@@ -73,6 +77,16 @@ async function main(): Promise<void> {
       env[service as ServiceName] = { ...(env[service as ServiceName] ?? {}), ...vars };
     }
   }
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  if (profileDir) {
+    for (const service of ['gateway', 'checkout', 'vendor'] as const) {
+      env[service] = {
+        ...(env[service] ?? {}),
+        BENCH_CPU_PROF_DIR: join(resolve(profileDir), service),
+        NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile-preload.cjs')}`,
+      };
+    }
+  }
   const namespace = uniqueNamespace('bench');
   log(`starting the stack (namespace and schema prefix ${namespace}; ${settings.replicas} instance(s) of each service but the gateway)`);
   const started = Date.now();
@@ -90,8 +104,12 @@ async function main(): Promise<void> {
     onServiceExit: (service, description) => log(`${service} ${description} during the run`),
   });
   log(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // idle: give the services a moment after start-up (migrations, warm-up) before reading RSS
+  await new Promise((r) => setTimeout(r, 3000));
+  const idle = readStack(stack);
 
   const rows: TableRow[] = [];
+  let afterLoad = idle;
   const results: Record<string, unknown> = {};
   try {
     for (const scenario of scenarios) {
@@ -106,8 +124,21 @@ async function main(): Promise<void> {
     }
     throw err;
   } finally {
+    afterLoad = readStack(stack);
     await stack.stop({ dropData: true });
   }
+  const processes = {
+    rssMiBIdle: rssOf(idle),
+    rssMiBAfterLoad: rssOf(afterLoad),
+    cpuMsOverTheRun: cpuBetween(idle, afterLoad).byService,
+  };
+  rows.push(
+    ...Object.keys(processes.rssMiBIdle).map((name) => ({
+      scenario: 'processes',
+      case: name,
+      values: { 'RSS idle MiB': processes.rssMiBIdle[name] ?? 'n/a', 'RSS after MiB': processes.rssMiBAfterLoad[name] ?? 'n/a', 'cpu s': round(processes.cpuMsOverTheRun[name] / 1000, 1) },
+    })),
+  );
 
   const cpuList = cpus();
   const output = {
@@ -121,6 +152,7 @@ async function main(): Promise<void> {
     },
     settings: { durationS: settings.durationS, connections: settings.connections, samples: settings.samples, replicas: settings.replicas },
     scenarios: results,
+    processes,
   };
   const file = join(__dirname, '..', 'results.json');
   writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);

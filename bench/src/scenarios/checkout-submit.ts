@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import { baseDatabaseUrl, findOnPath, type Stack } from '@pasar/stack';
 import { addAddress, liveProductBody, openStore, signUp, type OpenedStore, type Session } from '@pasar/stack';
 import { createTestBus } from '@pasar/testkit';
+import { Client } from 'pg';
+import { cpuBetween, readStack } from '../processes';
 import { percentile, round } from '../stats';
 import type { BenchContext, Scenario, ScenarioResult } from '../types';
 
@@ -144,14 +146,20 @@ function tally(answers: readonly TimedSubmit[]): { created: number; refusals: Re
   return { created, refusals };
 }
 
-/** Every buyer submits one unit of the product, back to back, until `seconds` have passed. */
-async function timedRound(buyers: readonly Buyer[], store: OpenedStore, productId: string, seconds: number): Promise<{ answers: TimedSubmit[]; elapsedS: number }> {
-  const answers: TimedSubmit[] = [];
+/** Every buyer submits one unit of its product, back to back, until `seconds` have passed. */
+async function timedRound(
+  buyers: readonly Buyer[],
+  store: OpenedStore,
+  productFor: (buyerIndex: number) => string,
+  seconds: number,
+): Promise<{ answers: (TimedSubmit & { productId: string })[]; elapsedS: number }> {
+  const answers: (TimedSubmit & { productId: string })[] = [];
   const started = performance.now();
   const end = started + seconds * 1000;
   await Promise.all(
-    buyers.map(async (buyer) => {
-      while (performance.now() < end) answers.push(await timedSubmit(buyer, store, productId));
+    buyers.map(async (buyer, index) => {
+      const productId = productFor(index);
+      while (performance.now() < end) answers.push({ ...(await timedSubmit(buyer, store, productId)), productId });
     }),
   );
   return { answers, elapsedS: (performance.now() - started) / 1000 };
@@ -215,84 +223,174 @@ async function pgbenchSimpleUpdate(stack: Stack, clients: number, seconds: numbe
 
 const SELL_OUT_STOCK = 300;
 const SELL_OUT_ATTEMPTS_PER_BUYER = 10;
+const SPREAD_PRODUCTS = 50;
+/** How long the event path may take to show every order's shipment after a round. */
+const SHIPMENTS_WITHIN_MS = 180_000;
+
+/** Counts in the services' own schemas (read-only): what checkout wrote for a store and what vendor made of it. */
+async function countsOf(stack: Stack, storeId: string): Promise<{ subOrders: number; shipments: number }> {
+  const client = new Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  try {
+    const one = async (sql: string) => Number((await client.query<{ n: string }>(sql, [storeId])).rows[0].n);
+    return {
+      subOrders: await one(`SELECT count(*) AS n FROM "${stack.schemas.checkout}".sub_order WHERE store_id = $1`),
+      shipments: await one(`SELECT count(*) AS n FROM "${stack.schemas.vendor}".shipment WHERE store_id = $1`),
+    };
+  } finally {
+    await client.end();
+  }
+}
 
 /**
- * Issue 3's bench: `connections` distinct customers (signed up through the gateway, each with an
- * address) submit single-item orders of ONE hot product for `durationS` (throughput, p50/p99,
- * stock decrement = orders created); then a sell-out round on a product of 300 units with
- * 10 attempts per buyer (units sold never above the stock: oversold must be 0, the rest 400
- * insufficient_stock); then pgbench's simple-update on a throwaway database of the same server,
- * and the ratio of the two rates.
+ * Waits until vendor holds a shipment for every order the bench placed at the store, and checks
+ * checkout's sub-orders are exactly those orders: a missing, duplicated or extra order fails the bench.
+ */
+async function everyShipment(stack: Stack, storeId: string, placed: number): Promise<void> {
+  const deadline = Date.now() + SHIPMENTS_WITHIN_MS;
+  for (;;) {
+    const counts = await countsOf(stack, storeId);
+    if (counts.subOrders !== placed) throw new Error(`checkout holds ${counts.subOrders} sub-orders for the store, the bench placed ${placed}`);
+    if (counts.shipments > placed) throw new Error(`vendor holds ${counts.shipments} shipments for ${placed} orders`);
+    if (counts.shipments === placed) return;
+    if (Date.now() > deadline) throw new Error(`only ${counts.shipments} of ${placed} shipments after ${SHIPMENTS_WITHIN_MS} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A round's figures; throws when an order did not take exactly its unit (a fast wrong answer fails the bench). */
+function roundFigures(
+  answers: readonly TimedSubmit[],
+  elapsedS: number,
+  decrement: number,
+  cpu: { totalMs: number; byService: Record<string, number> },
+) {
+  const load = tally(answers);
+  if (load.created === 0) throw new Error('no order was created');
+  if (load.created !== decrement) throw new Error(`${load.created} orders created but the stock went down by ${decrement}`);
+  return {
+    durationS: round(elapsedS),
+    submits: answers.length,
+    created: load.created,
+    refusals: load.refusals,
+    ordersPerSecond: round(load.created / elapsedS, 1),
+    ...latencySummary(answers.map((a) => a.ms)),
+    stockDecrement: decrement,
+    /** Process CPU time of every service over the round and until every shipment was readable. */
+    cpuMs: cpu.totalMs,
+    cpuMsByService: cpu.byService,
+    cpuMsPerOrder: round(cpu.totalMs / load.created, 3),
+  };
+}
+
+/**
+ * Issue 3's and 12's bench: `connections` distinct customers (signed up through the gateway, each
+ * with an address) submit single-item orders back to back for `durationS`, first all on ONE hot
+ * product, then each on its own of 50 products; each round's throughput, p50/p99 and the process
+ * CPU time of every service per order (until the event path has made every order's shipment).
+ * Then a sell-out round on a product of 300 units with 10 attempts per buyer, then pgbench's
+ * simple-update on a throwaway database of the same server with the same client count, and the
+ * ratios. Correctness is asserted, not just reported: every 201 took exactly one unit, nothing is
+ * oversold, checkout's sub-orders and vendor's shipments equal the orders placed.
  */
 export const checkoutSubmit: Scenario = {
   name: 'checkout-submit',
-  title: 'POST /checkout/submit: concurrent buyers on one hot product',
+  title: 'POST /checkout/submit: concurrent buyers on one hot product and over 50 products',
   async run({ stack, settings, log }: BenchContext): Promise<ScenarioResult> {
     const store = await benchStore(stack, 'submit', [
       { name: 'Hot Kopi', basePrice: '10.00', stock: 1_000_000 },
       { name: 'Last Batch Kopi', basePrice: '10.00', stock: SELL_OUT_STOCK },
     ]);
+    const spreadStore = await benchStore(
+      stack,
+      'spread',
+      Array.from({ length: SPREAD_PRODUCTS }, (_, i) => ({ name: `Spread Kopi ${i + 1}`, basePrice: '10.00', stock: 1_000_000 })),
+    );
     const [hot, sellOut] = store.productIds;
     log(`signing up ${settings.connections} buyers`);
     const buyers = await signUpBuyers(stack, 'submit', settings.connections);
     await firstOrder(buyers[0], store, hot);
-    log('warm-up (2 s)');
-    await timedRound(buyers, store, hot, 2);
+    await firstOrder(buyers[0], spreadStore, spreadStore.productIds[0]);
+    let placedAtStore = 1;
+    let placedAtSpread = 1;
+    log('warm-up (2 s each)');
+    placedAtStore += tally((await timedRound(buyers, store, () => hot, 2)).answers).created;
+    const spreadProductOf = (buyerIndex: number) => spreadStore.productIds[buyerIndex % SPREAD_PRODUCTS];
+    placedAtSpread += tally((await timedRound(buyers, spreadStore, spreadProductOf, 2)).answers).created;
+    await everyShipment(stack, store.storeId, placedAtStore);
+    await everyShipment(stack, spreadStore.storeId, placedAtSpread);
 
     log(`${buyers.length} buyers, one hot product, ${settings.durationS} s`);
     const stockBefore = await stockOf(store.vendor, hot);
-    const round1 = await timedRound(buyers, store, hot, settings.durationS);
+    let cpuBefore = readStack(stack);
+    const round1 = await timedRound(buyers, store, () => hot, settings.durationS);
+    placedAtStore += tally(round1.answers).created;
+    await everyShipment(stack, store.storeId, placedAtStore);
+    const hotCpu = cpuBetween(cpuBefore, readStack(stack));
     const stockAfter = await stockOf(store.vendor, hot);
-    const load = tally(round1.answers);
-    const throughput = {
-      durationS: round(round1.elapsedS),
-      submits: round1.answers.length,
-      created: load.created,
-      refusals: load.refusals,
-      ordersPerSecond: round(load.created / round1.elapsedS, 1),
-      ...latencySummary(round1.answers.map((a) => a.ms)),
-      stockDecrement: stockBefore - stockAfter,
-      /** Orders created minus units taken: 0 when every order took its unit and nothing else did. */
-      createdMinusDecrement: load.created - (stockBefore - stockAfter),
-    };
+    const throughput = roundFigures(round1.answers, round1.elapsedS, stockBefore - stockAfter, hotCpu);
+
+    log(`${buyers.length} buyers over ${SPREAD_PRODUCTS} products, ${settings.durationS} s`);
+    const spreadBefore = await Promise.all(spreadStore.productIds.map((id) => stockOf(spreadStore.vendor, id)));
+    cpuBefore = readStack(stack);
+    const round2 = await timedRound(buyers, spreadStore, spreadProductOf, settings.durationS);
+    placedAtSpread += tally(round2.answers).created;
+    await everyShipment(stack, spreadStore.storeId, placedAtSpread);
+    const spreadCpu = cpuBetween(cpuBefore, readStack(stack));
+    const spreadAfter = await Promise.all(spreadStore.productIds.map((id) => stockOf(spreadStore.vendor, id)));
+    spreadStore.productIds.forEach((id, i) => {
+      const created = round2.answers.filter((a) => a.productId === id && a.status === 201).length;
+      if (spreadBefore[i] - spreadAfter[i] !== created) throw new Error(`product ${i + 1}: ${created} orders but the stock went down by ${spreadBefore[i] - spreadAfter[i]}`);
+    });
+    const spread = roundFigures(round2.answers, round2.elapsedS, spreadBefore.reduce((a, b) => a + b, 0) - spreadAfter.reduce((a, b) => a + b, 0), spreadCpu);
 
     log(`sell-out: ${SELL_OUT_STOCK} units, ${buyers.length} x ${SELL_OUT_ATTEMPTS_PER_BUYER} attempts`);
-    const round2 = await countedRound(buyers, store, sellOut, SELL_OUT_ATTEMPTS_PER_BUYER);
+    const round3 = await countedRound(buyers, store, sellOut, SELL_OUT_ATTEMPTS_PER_BUYER);
     const finalStock = await stockOf(store.vendor, sellOut);
-    const outcome = tally(round2);
+    const outcome = tally(round3);
+    placedAtStore += outcome.created;
+    await everyShipment(stack, store.storeId, placedAtStore);
     const insufficient = outcome.refusals['400 insufficient_stock'] ?? 0;
     const sellOutFigures = {
       initialStock: SELL_OUT_STOCK,
-      attempts: round2.length,
+      attempts: round3.length,
       sold: outcome.created,
       insufficientStock: insufficient,
-      otherRefusals: round2.length - outcome.created - insufficient,
+      otherRefusals: round3.length - outcome.created - insufficient,
       finalStock,
       oversold: Math.max(0, outcome.created - SELL_OUT_STOCK),
       soldMinusDecrement: outcome.created - (SELL_OUT_STOCK - finalStock),
-      ...latencySummary(round2.map((a) => a.ms)),
+      ...latencySummary(round3.map((a) => a.ms)),
     };
+    if (sellOutFigures.oversold !== 0 || sellOutFigures.soldMinusDecrement !== 0 || sellOutFigures.otherRefusals !== 0) {
+      throw new Error(`sell-out is wrong: ${JSON.stringify(sellOutFigures)}`);
+    }
+    if (sellOutFigures.sold !== SELL_OUT_STOCK) throw new Error(`sell-out sold ${sellOutFigures.sold} of ${SELL_OUT_STOCK} units with more attempts than units`);
 
     const pgbench = await pgbenchSimpleUpdate(stack, settings.connections, settings.durationS, log);
     const ratio = pgbench.tps ? round(throughput.ordersPerSecond / pgbench.tps, 4) : null;
+    const spreadRatio = pgbench.tps ? round(spread.ordersPerSecond / pgbench.tps, 4) : null;
 
     const scenario = 'checkout submit';
+    const loadRow = (name: string, f: typeof throughput) => ({
+      scenario,
+      case: name,
+      values: { 'req/s': f.ordersPerSecond, 'p50 ms': f.p50Ms, 'p99 ms': f.p99Ms, requests: f.submits, 'non-2xx': f.submits - f.created, 'cpu ms/order': f.cpuMsPerOrder },
+    });
     return {
       rows: [
-        {
-          scenario,
-          case: `${buyers.length} buyers, 1 hot product`,
-          values: { 'req/s': throughput.ordersPerSecond, 'p50 ms': throughput.p50Ms, 'p99 ms': throughput.p99Ms, requests: throughput.submits, 'non-2xx': throughput.submits - throughput.created },
-        },
+        loadRow(`${buyers.length} buyers, 1 hot product`, throughput),
+        loadRow(`${buyers.length} buyers, ${SPREAD_PRODUCTS} products`, spread),
         {
           scenario,
           case: `sell-out ${SELL_OUT_STOCK} units`,
           values: { 'p50 ms': sellOutFigures.p50Ms, 'p99 ms': sellOutFigures.p99Ms, requests: sellOutFigures.attempts, sold: sellOutFigures.sold, oversold: sellOutFigures.oversold, 'insufficient stock': insufficient },
         },
         { scenario, case: 'pgbench simple-update', values: { 'req/s': pgbench.tps ?? 'n/a' } },
-        { scenario, case: 'ratio submit/pgbench', values: { 'req/s': ratio ?? 'n/a' } },
+        { scenario, case: 'ratio hot/pgbench', values: { 'req/s': ratio ?? 'n/a' } },
+        { scenario, case: `ratio ${SPREAD_PRODUCTS} products/pgbench`, values: { 'req/s': spreadRatio ?? 'n/a' } },
       ],
-      data: { buyers: buyers.length, throughput, sellOut: sellOutFigures, pgbench, ratioToPgbench: ratio },
+      data: { buyers: buyers.length, throughput, spread, sellOut: sellOutFigures, pgbench, ratioToPgbench: ratio, spreadRatioToPgbench: spreadRatio },
     };
   },
 };

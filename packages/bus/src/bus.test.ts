@@ -98,6 +98,35 @@ describe('outbox relay', () => {
     expect(unpublished).toBe(0);
   });
 
+  test('publishes a row committed while a flush runs at once, not after the backstop poll', async () => {
+    const { seen, consumer } = collect('notified-mid-flush');
+    await consumer.ready;
+    const [first, second] = [userEvent(1001), userEvent(1002)];
+    // the first publish commits another row (its NOTIFY arrives while this flush still runs) before going out
+    let committedMidFlush = false;
+    const js = Object.create(t.bus.js) as Bus['js'];
+    js.publish = async (...args: Parameters<Bus['js']['publish']>) => {
+      if (!committedMidFlush) {
+        committedMidFlush = true;
+        await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, second, { source: 'test' }));
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return t.bus.js.publish(...args);
+    };
+    const bus = Object.create(t.bus) as Bus;
+    Object.defineProperty(bus, 'js', { value: js });
+    // a backstop poll far longer than the test may take: only the NOTIFY can bring the second row out
+    const relay = new OutboxRelay({ bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 10 * 60_000 });
+    relay.start();
+    running.push(relay);
+    await new Promise((r) => setTimeout(r, 500)); // LISTEN is set up
+    await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, first, { source: 'test' }));
+    await waitFor(() => seen.includes(second.email), 15000);
+    expect(committedMidFlush).toBe(true);
+    expect(seen.filter((email) => email === first.email || email === second.email)).toEqual([first.email, second.email]);
+    expect(await prisma.outbox.count({ where: { publishedAt: null } })).toBe(0);
+  });
+
   test('validates event data against the contract before writing', async () => {
     await expect(
       prisma.$transaction((tx) =>
@@ -247,6 +276,28 @@ describe('consumers', () => {
     await t.bus.js.publish(subject, JSON.stringify(marker), { msgID: marker.id });
     await waitFor(async () => (await prisma.effect.count({ where: { eventId: marker.id } })) === 1, 10000);
     expect(await prisma.effect.count({ where: { eventId: envelope.id } })).toBe(1);
+  });
+
+  test('an event the consumer ignores is acked without a transaction: no effect, no inbox row; the others are handled', async () => {
+    const effects = consumeWithInbox(t.bus, {
+      name: 'ignoring',
+      event: identityUserUpserted,
+      db: prisma,
+      ignore: (data) => data.email.startsWith('ignored'),
+      handler: async (data, { tx, envelope }) => {
+        await tx.effect.create({ data: { eventId: envelope.id, note: data.email } });
+      },
+    });
+    running.push(effects);
+    await effects.ready;
+    const subject = t.bus.naming.subject(identityUserUpserted.type);
+    const ignored = envelopeOf({ ...userEvent(9), email: 'ignored9@example.test' });
+    const handled = envelopeOf(userEvent(10));
+    for (const envelope of [ignored, handled]) await t.bus.js.publish(subject, JSON.stringify(envelope), { msgID: envelope.id });
+    await waitFor(async () => (await prisma.effect.count({ where: { eventId: handled.id } })) === 1, 10000);
+    expect(await prisma.effect.count({ where: { eventId: ignored.id } })).toBe(0);
+    expect(await prisma.inbox.count({ where: { eventId: ignored.id } })).toBe(0);
+    expect(await prisma.inbox.count({ where: { eventId: handled.id } })).toBe(1);
   });
 
   test('two instances share one durable: 60 events, each effect once, work split', async () => {

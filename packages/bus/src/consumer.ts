@@ -5,10 +5,9 @@ import type { Bus } from './bus';
 import { REQUEST_ID_HEADER } from './bus';
 
 /** The parts of a Prisma client a consumer with an inbox needs (structural, so any service's client fits). */
+/** A service's Prisma transaction client: the inbox row is written with raw SQL (no query compilation per event). */
 export interface InboxTx {
-  inbox: {
-    createMany(args: { data: { consumer: string; eventId: string }[]; skipDuplicates?: boolean }): PromiseLike<{ count: number }>;
-  };
+  $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>;
 }
 export interface ParkingDb {
   parkedMessage: {
@@ -51,6 +50,11 @@ export interface InboxConsumerOptions<E extends EventContract, TTx extends Inbox
   db: TransactionalDb<TTx>;
   /** Runs in one transaction with the inbox row: its effect happens once per event id. */
   handler: (data: EventData<E>, ctx: MessageContext & { tx: TTx }) => Promise<void>;
+  /**
+   * Events the handler has nothing to do with (e.g. b2b and a consumer order): acked without a
+   * transaction or inbox row. Only for events on which the handler would do nothing at all.
+   */
+  ignore?: (data: EventData<E>) => boolean;
 }
 
 /**
@@ -221,11 +225,9 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
     ...options,
     parking: options.db,
     handler: async (data, ctx) => {
+      if (options.ignore?.(data)) return;
       await options.db.$transaction(async (tx) => {
-        const { count } = await tx.inbox.createMany({
-          data: [{ consumer: consumerName, eventId: ctx.envelope.id }],
-          skipDuplicates: true,
-        });
+        const count = await tx.$executeRaw`INSERT INTO inbox (consumer, event_id) VALUES (${consumerName}, ${ctx.envelope.id}::uuid) ON CONFLICT DO NOTHING`;
         if (count === 0) return; // already handled
         await options.handler(data, { ...ctx, tx });
       });

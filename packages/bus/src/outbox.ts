@@ -113,6 +113,8 @@ export class OutboxRelay {
   private listener?: pg.Client;
   private running = false;
   private wake?: () => void;
+  /** A NOTIFY arrived since the last flush began: flush again before sleeping (no row waits for the poll). */
+  private notified = false;
   private loopDone?: Promise<void>;
   private readonly table: string;
   private readonly deadLetterTable: string;
@@ -159,7 +161,10 @@ export class OutboxRelay {
         await client.connect();
         this.listener = client;
         await client.query(`LISTEN "outbox_${this.options.schema}"`);
-        client.on('notification', () => this.wake?.());
+        client.on('notification', () => {
+          this.notified = true;
+          this.wake?.();
+        });
         await new Promise<void>((resolve) => {
           client.on('error', () => resolve());
           client.on('end', () => resolve());
@@ -176,6 +181,7 @@ export class OutboxRelay {
     let failures = 0;
     while (this.running) {
       let pause = this.options.pollMs ?? 1000;
+      this.notified = false;
       try {
         await this.flush();
         failures = 0;
@@ -185,6 +191,8 @@ export class OutboxRelay {
         this.options.bus.log.warn({ err: String(err), failures }, 'outbox publish failed; will retry');
       }
       if (!this.running) break;
+      // rows committed while that flush ran notified then: publish them now, not after the poll
+      if (this.notified && failures === 0) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pause);
         this.wake = () => {
@@ -198,8 +206,11 @@ export class OutboxRelay {
   private async publishBatch(): Promise<{ published: number; handled: number }> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
-      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [this.lockKey]);
+      // BEGIN and the lock in one round trip (a simple query: the key is made of the checked schema name)
+      const [, lock] = (await client.query(`BEGIN; SELECT pg_try_advisory_xact_lock(hashtext('${this.lockKey}')) AS ok`)) as unknown as [
+        pg.QueryResult,
+        pg.QueryResult<{ ok: boolean }>,
+      ];
       if (!lock.rows[0].ok) {
         await client.query('ROLLBACK');
         return { published: 0, handled: 0 };
@@ -234,10 +245,8 @@ export class OutboxRelay {
           break; // a transient failure (NATS down): nothing after this row goes out before it
         }
       }
-      if (published.length) {
-        await client.query(`UPDATE ${this.table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [published]);
-      }
-      await client.query('COMMIT');
+      // the published rows marked and COMMIT in one round trip (the ids are uuids read from the table)
+      await client.query(published.length ? `UPDATE ${this.table} SET published_at = now() WHERE id = ANY('{${published.join(',')}}'::uuid[]); COMMIT` : 'COMMIT');
       if (failure) throw failure;
       return { published: published.length, handled: published.length + parked };
     } catch (err) {

@@ -3,12 +3,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { rejectMalformedUrl, rejectUnacceptableText, verifyJsonDepth } from './body';
 import { IDENTITY_HEADERS, verifyIdentityHeaders, type Identity } from './identity';
-import { redactRequestUrl } from './logger';
 import { sendProblem, problemHandler } from './problems';
+import { requestLogger } from './request-log';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -107,15 +106,7 @@ export function createService(options: ServiceOptions): Service {
     });
     next();
   });
-  app.use(
-    pinoHttp({
-      logger: options.log,
-      genReqId: (req) => (req as Request).requestId,
-      serializers: { req: redactRequestUrl },
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-    }),
-  );
+  app.use(requestLogger(options.log, (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics'));
 
   app.use(rejectMalformedUrl);
   for (const middleware of options.appMiddleware ?? []) app.use(middleware);

@@ -12,16 +12,27 @@ type OrderStatusChanged = EventData<typeof checkoutOrderStatusChanged>;
 /** checkout.order.created → requests paid + read model; .paid and .status_changed → read model status. */
 export function orderConsumers({ bus, prisma, log }: B2bContext): RunningConsumer[] {
   return [
-    consumeWithInbox(bus, { name: 'b2b-order-created', event: checkoutOrderCreated, db: prisma, handler: (order, { tx }) => confirmOrder(tx, log, order) }),
-    consumeWithInbox(bus, { name: 'b2b-order-paid', event: checkoutOrderPaid, db: prisma, handler: (paid, { tx }) => applyOrderPaid(tx, paid) }),
+    // a consumer order (most of them) is acked without a transaction: the handlers do nothing with it
+    consumeWithInbox(bus, {
+      name: 'b2b-order-created',
+      event: checkoutOrderCreated,
+      db: prisma,
+      ignore: (order) => !isB2bOrderWithRequests(order),
+      handler: (order, { tx }) => confirmOrder(tx, log, order),
+    }),
+    consumeWithInbox(bus, { name: 'b2b-order-paid', event: checkoutOrderPaid, db: prisma, ignore: (paid) => !paid.isB2b, handler: (paid, { tx }) => applyOrderPaid(tx, paid) }),
     consumeWithInbox(bus, {
       name: 'b2b-order-status',
       event: checkoutOrderStatusChanged,
       db: prisma,
+      ignore: (change) => !change.isB2b,
       handler: (change, { tx }) => applyOrderStatus(tx, change),
     }),
   ];
 }
+
+/** Only a B2B order placed for purchase requests concerns b2b's order handlers. */
+export const isB2bOrderWithRequests = (order: OrderCreated): boolean => order.isB2b && order.purchaseRequestIds.length > 0;
 
 /**
  * Step 3 of B2B submit (confirm): the order's purchase requests become paid with its order id,
@@ -30,7 +41,7 @@ export function orderConsumers({ bus, prisma, log }: B2bContext): RunningConsume
  * too. A request another order already took, or that was cancelled, is left alone and logged.
  */
 export async function confirmOrder(tx: Tx, log: Logger, order: OrderCreated): Promise<void> {
-  if (!order.isB2b || order.purchaseRequestIds.length === 0) return;
+  if (!isB2bOrderWithRequests(order)) return;
   await lockKey(tx, `order:${order.orderId}`);
   const requests = await tx.purchaseRequest.findMany({ where: { id: { in: order.purchaseRequestIds } }, select: { id: true, companyId: true, status: true, orderId: true } });
   const companyId = requests[0]?.companyId;

@@ -262,6 +262,7 @@ export async function priceOrder(db: Db, input: PlaceOrderInput): Promise<Priced
 export async function writeOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
   const { input, lines } = priced;
   const order = await insertOrder(tx, priced);
+  if (!order) throw new Error('the order statement wrote nothing'); // cannot happen without a stock gate
 
   // The contended rows, last, so their locks are held only until the commit that follows, and
   // always in this order (as the expiry release takes them): stock rows, voucher, points, KOL code.
@@ -272,6 +273,29 @@ export async function writeOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
     throw badRequest('insufficient_points', `the loyalty balance does not cover ${points} points`);
   }
   if (order.kolCodeId) await countKolCodeUse(tx, order.kolCodeId);
+  return order;
+}
+
+/**
+ * An order that one statement can write without a transaction: one line (one stock row), no
+ * voucher, no points and no KOL code (each of those is another conditional update).
+ */
+export function isSingleStatementOrder(priced: PricedOrder): boolean {
+  return priced.lines.length === 1 && priced.voucherId === null && priced.kolCodeId === null && (priced.input.loyaltyPoints ?? 0) === 0;
+}
+
+/**
+ * Writes such an order (isSingleStatementOrder) with ONE statement on its own (autocommit): it
+ * takes the line's stock with a conditional update and, only if that took the units, inserts
+ * everything writeOrder does. One round trip, and the stock row is locked only while that
+ * statement runs, not across a network round trip to a COMMIT. 400 `insufficient_stock` when the
+ * units are gone (nothing written).
+ */
+export async function writeSingleStatementOrder(db: Db, priced: PricedOrder): Promise<Order> {
+  if (!isSingleStatementOrder(priced)) throw new Error('writeSingleStatementOrder needs a single-statement order');
+  const [line] = priced.lines;
+  const order = await insertOrder(db, priced, line);
+  if (!order) throw insufficientStock(line);
   return order;
 }
 
@@ -325,10 +349,24 @@ async function orderCreatedOutboxRows(written: WrittenOrder, requestId: string |
 }
 
 /**
- * Inserts the order, its sub-orders, items, the pending payment and the `checkout.order.created`
- * outbox row with one statement (one round trip; the foreign keys are checked at its end).
+ * The first step of insertOrder's statement: a row when the order may be written. `null`: always
+ * (the transaction takes the stock afterwards); a line: its stock taken by a conditional update,
+ * no row (and so nothing written) when fewer units are left.
  */
-async function insertOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
+function stockGate(take: PricedLine | null): Prisma.Sql {
+  if (!take) return Prisma.sql`SELECT 1 AS one`;
+  return take.variant
+    ? Prisma.sql`UPDATE product_variant SET stock = stock - ${take.quantity}::int WHERE id = ${take.variant.id}::uuid AND stock >= ${take.quantity}::int RETURNING 1 AS one`
+    : Prisma.sql`UPDATE product SET stock = stock - ${take.quantity}::int WHERE id = ${take.product.id}::uuid AND stock >= ${take.quantity}::int RETURNING 1 AS one`;
+}
+
+/**
+ * Inserts the order, its sub-orders, items, the pending payment and the `checkout.order.created`
+ * outbox row with one statement (one round trip; the foreign keys are checked at its end). With
+ * `take`, the same statement first takes that line's stock and writes nothing when it cannot
+ * (answers null): the row lock is then held only while the statement runs.
+ */
+async function insertOrder(db: Db, priced: PricedOrder, take: PricedLine | null = null): Promise<Order | null> {
   const { plan, lines, shipping } = priced;
   const order = orderRow(priced);
   const subOrderIds = plan.subOrders.map(() => randomUUID());
@@ -336,17 +374,18 @@ async function insertOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
   const subOrderOf = (storeId: string) => subOrderIds[plan.subOrders.findIndex((s) => s.storeId === storeId)];
   const [outbox] = await orderCreatedOutboxRows({ order, plan, lines, subOrderIds, itemIds, shipping }, priced.input.requestId);
   const money = (amounts: readonly Prisma.Decimal[]) => amounts.map((a) => cents(a).toFixed(2));
-  await tx.$executeRaw`
-    WITH placed AS (
-      INSERT INTO "order" (id, short_id, customer_id, status, is_b2b, family_id, buyer_tin, admin_notes, subtotal, discount_total,
+  const [written] = await db.$queryRaw<{ placed: number }[]>`
+    WITH gate AS (${stockGate(take)}), placed AS (
+      INSERT INTO "order" (id, short_id, customer_id, is_b2b, family_id, buyer_tin, admin_notes, subtotal, discount_total,
         shipping_total, total, points_redeemed, points_earned, voucher_id, kol_code_id, purchase_request_ids, idempotency_key, request_hash,
         ship_full_name, ship_phone, ship_address_line_1, ship_address_line_2, ship_city, ship_postcode, ship_state, expires_at, created_at, updated_at)
-      VALUES (${order.id}::uuid, ${order.shortId}, ${order.customerId}::uuid, 'pending_payment', ${order.isB2b}, ${order.familyId}::uuid,
+      SELECT ${order.id}::uuid, ${order.shortId}, ${order.customerId}::uuid, ${order.isB2b}::boolean, ${order.familyId}::uuid,
         ${order.buyerTin}, ${order.adminNotes}, ${order.subtotal.toFixed(2)}::numeric, ${order.discountTotal.toFixed(2)}::numeric,
         ${order.shippingTotal.toFixed(2)}::numeric, ${order.total.toFixed(2)}::numeric, ${order.pointsRedeemed}::int, 0, ${order.voucherId}::uuid,
         ${order.kolCodeId}::uuid, ${order.purchaseRequestIds}::uuid[], ${order.idempotencyKey}, ${order.requestHash},
         ${order.shipFullName}, ${order.shipPhone}, ${order.shipAddressLine1}, ${order.shipAddressLine2}, ${order.shipCity}, ${order.shipPostcode},
-        ${order.shipState}, ${order.expiresAt}::timestamptz, ${order.createdAt}::timestamptz, ${order.updatedAt}::timestamptz)
+        ${order.shipState}, ${order.expiresAt}::timestamptz, ${order.createdAt}::timestamptz, ${order.updatedAt}::timestamptz
+      FROM gate
     ), sub_orders AS (
       INSERT INTO sub_order (id, order_id, store_id, shipping_method_id, subtotal, discount, shipping_fee, total, created_at, updated_at)
       SELECT s.id, ${order.id}::uuid, s.store_id, s.shipping_method_id, s.subtotal, s.discount, s.shipping_fee, s.total,
@@ -356,6 +395,7 @@ async function insertOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
         ${money(plan.subOrders.map((s) => s.subtotal))}::numeric[], ${money(plan.subOrders.map((s) => s.discount))}::numeric[],
         ${money(plan.subOrders.map((s) => s.shippingFee))}::numeric[], ${money(plan.subOrders.map((s) => s.total))}::numeric[])
         AS s(id, store_id, shipping_method_id, subtotal, discount, shipping_fee, total)
+      WHERE EXISTS (SELECT 1 FROM gate)
     ), items AS (
       INSERT INTO order_item (id, order_id, sub_order_id, store_id, product_id, variant_id, product_name, variant_name, unit_price, quantity,
         line_total, discount, created_at)
@@ -366,10 +406,15 @@ async function insertOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
         ${lines.map((l) => l.variant?.name ?? null)}::text[], ${money(lines.map((l) => l.unitPrice))}::numeric[],
         ${lines.map((l) => l.quantity)}::int[], ${money(lines.map((l) => l.lineTotal))}::numeric[], ${money(plan.lineDiscounts)}::numeric[])
         AS i(id, sub_order_id, store_id, product_id, variant_id, product_name, variant_name, unit_price, quantity, line_total, discount)
+      WHERE EXISTS (SELECT 1 FROM gate)
     ), payment AS (
       INSERT INTO payment (id, order_id, amount, created_at, updated_at)
-      VALUES (${randomUUID()}::uuid, ${order.id}::uuid, ${order.total.toFixed(2)}::numeric, ${order.updatedAt}::timestamptz, ${order.updatedAt}::timestamptz)
+      SELECT ${randomUUID()}::uuid, ${order.id}::uuid, ${order.total.toFixed(2)}::numeric, ${order.updatedAt}::timestamptz, ${order.updatedAt}::timestamptz
+      FROM gate
+    ), event AS (
+      INSERT INTO outbox (id, type, payload, headers)
+      SELECT ${outbox.id}::uuid, ${outbox.type}, ${JSON.stringify(outbox.payload)}::jsonb, ${JSON.stringify(outbox.headers)}::jsonb FROM gate
     )
-    INSERT INTO outbox (id, type, payload, headers) VALUES (${outbox.id}::uuid, ${outbox.type}, ${JSON.stringify(outbox.payload)}::jsonb, ${JSON.stringify(outbox.headers)}::jsonb)`;
-  return order;
+    SELECT count(*)::int AS placed FROM gate`;
+  return written.placed === 1 ? order : null;
 }

@@ -3,6 +3,7 @@ import { consume, type RunningConsumer } from '@pasar/bus';
 import { checkoutOrderCreated, type EventData } from '@pasar/contracts';
 import { signedHeaders, waitFor } from '@pasar/testkit';
 import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { isSingleStatementOrder, priceOrder, writeSingleStatementOrder, type PlaceOrderInput } from './place-order';
 import type { PrismaClient } from '../generated/prisma/client';
 import {
   ordersClient,
@@ -518,5 +519,56 @@ describe('who may submit', () => {
       .send({ addressId, items: [{ productId: product.id, quantity: 1 }] });
     expect(res.body).toMatchObject({ status: 403, code: 'forbidden' });
     expect(await ordersOf(customerId)).toBe(0);
+  });
+});
+
+describe('one-line orders: one statement, no transaction (writeSingleStatementOrder)', () => {
+  const input = (customerId: string, lines: PlaceOrderInput['lines']): PlaceOrderInput => ({
+    customerId,
+    lines,
+    shippingAddress: { fullName: 'Ali', phone: '+60123456789', addressLine1: '1 Jalan', addressLine2: null, city: 'KL', postcode: '50450', state: 'WP' },
+    now: new Date(),
+    paymentTtlMs: 60_000,
+  });
+
+  test('only a single line without voucher, points or KOL code qualifies', async () => {
+    const { product, customerId } = await shop({ stock: 5 });
+    const one = await priceOrder(prisma, input(customerId, [{ productId: product.id, quantity: 1 }]));
+    expect(isSingleStatementOrder(one)).toBe(true);
+    expect(isSingleStatementOrder({ ...one, voucherId: randomUUID() })).toBe(false);
+    expect(isSingleStatementOrder({ ...one, kolCodeId: randomUUID() })).toBe(false);
+    expect(isSingleStatementOrder({ ...one, input: { ...one.input, loyaltyPoints: 100 } })).toBe(false);
+    const { product: other } = await shop({ stock: 5 });
+    const two = await priceOrder(prisma, input(customerId, [{ productId: product.id, quantity: 1 }, { productId: other.id, quantity: 2 }]));
+    expect(isSingleStatementOrder(two)).toBe(false);
+    await expect(writeSingleStatementOrder(prisma, two)).rejects.toThrow('single-statement');
+  });
+
+  test('units gone between pricing and writing: 400 insufficient_stock and nothing written (no order, payment or event)', async () => {
+    const { product, customerId } = await shop({ stock: 3 });
+    const priced = await priceOrder(prisma, input(customerId, [{ productId: product.id, quantity: 2 }]));
+    await prisma.product.update({ where: { id: product.id }, data: { stock: 1 } }); // another buyer took them meanwhile
+    await expect(writeSingleStatementOrder(prisma, priced)).rejects.toMatchObject({ status: 400, code: 'insufficient_stock' });
+    expect(await ordersOf(customerId)).toBe(0);
+    expect(await prisma.payment.count({ where: { order: { customerId } } })).toBe(0);
+    expect(await prisma.outbox.count({ where: { payload: { path: ['data', 'customerId'], equals: customerId } } })).toBe(0);
+    expect(await stockOf(prisma, product.id)).toBe(1);
+  });
+
+  test("a variant line takes the variant's own stock and writes the order, its payment and its event", async () => {
+    const { product, customerId } = await shop({ stock: 0, variants: [{ name: 'Large', stock: 4, priceOverride: '30.00' }] });
+    const [large] = product.variants;
+    const priced = await priceOrder(prisma, input(customerId, [{ productId: product.id, variantId: large.id, quantity: 3 }]));
+    const order = await writeSingleStatementOrder(prisma, priced);
+    expect(order.subtotal.toFixed(2)).toBe('90.00');
+    expect((await prisma.productVariant.findUniqueOrThrow({ where: { id: large.id } })).stock).toBe(1);
+    expect(await prisma.payment.count({ where: { orderId: order.id } })).toBe(1);
+    expect(await prisma.orderItem.count({ where: { orderId: order.id, variantId: large.id, quantity: 3 } })).toBe(1);
+    expect(await prisma.outbox.count({ where: { payload: { path: ['data', 'orderId'], equals: order.id } } })).toBe(1);
+    // and the rest of the variant's units are not enough for another 3
+    const again = await priceOrder(prisma, input(customerId, [{ productId: product.id, variantId: large.id, quantity: 1 }]));
+    await prisma.productVariant.update({ where: { id: large.id }, data: { stock: 0 } });
+    await expect(writeSingleStatementOrder(prisma, again)).rejects.toMatchObject({ code: 'insufficient_stock' });
+    expect(await ordersOf(customerId)).toBe(1);
   });
 });

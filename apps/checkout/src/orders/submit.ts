@@ -4,7 +4,7 @@ import { normaliseOptionalTin } from '@pasar/tax';
 import type { CheckoutConfig } from '../config';
 import type { Order, Prisma, PrismaClient } from '../generated/prisma/client';
 import { isUniqueViolation } from '../promotions/promotions';
-import { priceOrder, writeOrder } from './place-order';
+import { isSingleStatementOrder, priceOrder, writeOrder, writeSingleStatementOrder } from './place-order';
 import { requestHash } from './rules';
 
 /** What the submit use cases need. */
@@ -62,6 +62,9 @@ export async function earlierOrder(prisma: PrismaClient, customerId: string, ide
   return prisma.order.findUnique({ where: { id: earlier.id } });
 }
 
+/** How a prepared order is written: in the order transaction, or by one statement on its own (writeSingleStatementOrder). */
+export type Placement = ((tx: Tx) => Promise<Order>) | { alone: () => Promise<Order> };
+
 /**
  * Runs a submit once per Idempotency-Key: a retry with the same key and body answers the first
  * order (before anything is checked again), another body 409. Two identical requests racing meet
@@ -73,7 +76,7 @@ export async function placeOnce(
   prisma: PrismaClient,
   customerId: string,
   idempotency: Idempotency | null,
-  prepare: () => Promise<(tx: Tx) => Promise<Order>>,
+  prepare: () => Promise<Placement>,
 ): Promise<Order> {
   // the checks read at the same time as the key is looked up; a retry answers the first order whatever they say
   const prepared = prepare();
@@ -83,7 +86,7 @@ export async function placeOnce(
   const place = await prepared;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await prisma.$transaction(place, ORDER_TRANSACTION);
+      return typeof place === 'function' ? await prisma.$transaction(place, ORDER_TRANSACTION) : await place.alone();
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       const first = await earlierOrder(prisma, customerId, idempotency);
@@ -139,7 +142,9 @@ export function submitOrder(deps: OrderDeps, customerId: string, body: SubmitOrd
       paymentTtlMs: config.ORDER_PAYMENT_TTL,
       requestId: options.requestId,
     });
-    return async (tx) => {
+    // most submits: one line, nothing to redeem, no TIN to save → one statement, no transaction
+    if (!buyerTin && isSingleStatementOrder(priced)) return { alone: () => writeSingleStatementOrder(prisma, priced) };
+    return async (tx: Tx) => {
       if (buyerTin) await saveTinWhenUnset(tx, customerId, buyerTin);
       return writeOrder(tx, priced);
     };

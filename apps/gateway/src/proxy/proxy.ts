@@ -2,7 +2,7 @@ import { Agent } from 'node:http';
 import type { Socket } from 'node:net';
 import { sendProblem, signIdentityHeaders } from '@pasar/service-kit';
 import type { Request, RequestHandler, Response } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
+import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
 import { routeOf } from './gate';
@@ -59,6 +59,10 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
       agent,
       changeOrigin: true,
       xfwd: true,
+      // the default plugins without the logger plugin, which formats a line (parsing a URL) for every
+      // proxied response even with no logger; failures are logged by the error handler below
+      ejectPlugins: true,
+      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin] as Plugin[] as unknown as Plugin<Request, Response>[],
       on: {
         proxyReq: (proxyReq) => {
           proxyReq.setTimeout(config.UPSTREAM_TIMEOUT_MS, () => {

@@ -39,56 +39,48 @@ export function shipmentConsumers(ctx: VendorContext): RunningConsumer[] {
  */
 export async function createShipments(tx: Tx, deps: Deps, order: OrderCreated): Promise<void> {
   await lockOrder(tx, order.orderId);
-  const storeIds = [...new Set(order.subOrders.map((s) => s.storeId))];
-  const known = new Set((await tx.store.findMany({ where: { id: { in: storeIds } }, select: { id: true } })).map((s) => s.id));
-  const subOrders = order.subOrders.filter((s) => known.has(s.storeId));
-  if (subOrders.length < order.subOrders.length) {
-    deps.log.warn({ orderId: order.orderId, unknownStores: storeIds.filter((id) => !known.has(id)) }, 'sub-orders of unknown stores get no shipment');
-  }
-  if (subOrders.length === 0) return;
   const address = order.shippingAddress;
-  await tx.shipment.createMany({
-    skipDuplicates: true,
-    data: subOrders.map((s) => ({
-      id: s.subOrderId,
-      orderId: order.orderId,
-      shortId: order.shortId,
-      storeId: s.storeId,
-      customerId: order.customerId,
-      shippingMethodId: s.shippingMethodId,
-      subtotal: s.subtotal,
-      shippingFee: s.shippingFee,
-      total: s.total,
-      recipientName: address.fullName,
-      recipientPhone: address.phone,
-      addressLine1: address.addressLine1,
-      addressLine2: address.addressLine2,
-      city: address.city,
-      postcode: address.postcode,
-      state: address.state,
-      createdAt: new Date(order.createdAt),
-    })),
-  });
-  await tx.shipmentItem.createMany({
-    skipDuplicates: true,
-    data: subOrders.flatMap((s) =>
-      s.items.map((item) => ({
-        id: item.orderItemId,
-        shipmentId: s.subOrderId,
-        productId: item.productId,
-        variantId: item.variantId,
-        productName: item.productName,
-        variantName: item.variantName,
-        quantity: item.quantity,
-        unitPrice: item.unitPrice,
-        weightKg: item.weightKg,
-      })),
-    ),
-  });
-  const paid = await tx.paidOrder.findUnique({ where: { orderId: order.orderId } });
-  if (paid) await payShipments(tx, deps, order.orderId, paid.paidAt);
-  const closed = await tx.closedOrder.findUnique({ where: { orderId: order.orderId } });
-  if (closed) await closeShipments(tx, deps, order.orderId, closed.status, closed.closedAt);
+  const subOrders = order.subOrders;
+  const items = subOrders.flatMap((s) => s.items.map((item) => ({ ...item, shipmentId: s.subOrderId })));
+  // one statement (one round trip): the shipments of the stores known here with their items (the
+  // foreign keys are checked at its end), and whether the order was already paid or closed; it
+  // reads after the order's lock, so it sees what the paid and closed handlers committed
+  const [written] = await tx.$queryRaw<{ knownStoreIds: string[]; paidAt: Date | null; closedStatus: string | null; closedAt: Date | null }[]>`
+    WITH known AS (
+      SELECT s.id, s.store_id, s.shipping_method_id, s.subtotal, s.shipping_fee, s.total
+      FROM unnest(${subOrders.map((s) => s.subOrderId)}::uuid[], ${subOrders.map((s) => s.storeId)}::uuid[],
+        ${subOrders.map((s) => s.shippingMethodId)}::uuid[], ${subOrders.map((s) => s.subtotal)}::numeric[],
+        ${subOrders.map((s) => s.shippingFee)}::numeric[], ${subOrders.map((s) => s.total)}::numeric[])
+        AS s(id, store_id, shipping_method_id, subtotal, shipping_fee, total)
+      WHERE EXISTS (SELECT 1 FROM store WHERE store.id = s.store_id)
+    ), shipments AS (
+      INSERT INTO shipment (id, order_id, short_id, store_id, customer_id, shipping_method_id, subtotal, shipping_fee, total,
+        recipient_name, recipient_phone, address_line_1, address_line_2, city, postcode, state, created_at)
+      SELECT id, ${order.orderId}::uuid, ${order.shortId}, store_id, ${order.customerId}::uuid, shipping_method_id, subtotal, shipping_fee, total,
+        ${address.fullName}, ${address.phone}, ${address.addressLine1}, ${address.addressLine2}, ${address.city}, ${address.postcode},
+        ${address.state}, ${new Date(order.createdAt)}::timestamptz
+      FROM known
+      ON CONFLICT (id) DO NOTHING
+    ), shipment_items AS (
+      INSERT INTO shipment_item (id, shipment_id, product_id, variant_id, product_name, variant_name, quantity, unit_price, weight_kg)
+      SELECT i.id, i.shipment_id, i.product_id, i.variant_id, i.product_name, i.variant_name, i.quantity, i.unit_price, i.weight_kg
+      FROM unnest(${items.map((i) => i.orderItemId)}::uuid[], ${items.map((i) => i.shipmentId)}::uuid[], ${items.map((i) => i.productId)}::uuid[],
+        ${items.map((i) => i.variantId)}::uuid[], ${items.map((i) => i.productName)}::text[], ${items.map((i) => i.variantName)}::text[],
+        ${items.map((i) => i.quantity)}::int[], ${items.map((i) => i.unitPrice)}::numeric[], ${items.map((i) => i.weightKg)}::numeric[])
+        AS i(id, shipment_id, product_id, variant_id, product_name, variant_name, quantity, unit_price, weight_kg)
+      WHERE i.shipment_id IN (SELECT id FROM known)
+      ON CONFLICT (id) DO NOTHING
+    )
+    SELECT COALESCE((SELECT array_agg(DISTINCT store_id::text) FROM known), '{}') AS "knownStoreIds",
+      (SELECT paid_at FROM paid_order WHERE order_id = ${order.orderId}::uuid) AS "paidAt",
+      (SELECT status FROM closed_order WHERE order_id = ${order.orderId}::uuid) AS "closedStatus",
+      (SELECT closed_at FROM closed_order WHERE order_id = ${order.orderId}::uuid) AS "closedAt"`;
+  const known = new Set(written.knownStoreIds);
+  const unknownStores = [...new Set(subOrders.map((s) => s.storeId))].filter((id) => !known.has(id));
+  if (unknownStores.length) deps.log.warn({ orderId: order.orderId, unknownStores }, 'sub-orders of unknown stores get no shipment');
+  if (known.size === 0) return;
+  if (written.paidAt) await payShipments(tx, deps, order.orderId, written.paidAt);
+  if (written.closedStatus && written.closedAt) await closeShipments(tx, deps, order.orderId, written.closedStatus, written.closedAt);
 }
 
 /**
