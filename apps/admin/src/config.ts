@@ -1,11 +1,9 @@
-import { serviceConfigSchema } from '@pasar/service-kit';
+import { parseDuration, serviceConfigSchema } from '@pasar/service-kit';
 import { z } from 'zod';
 
 /** Development and tests only: production must set its own LABEL_SIGNING_KEY (DESIGN §7). */
 export const DEV_LABEL_SIGNING_KEY = 'pasar-dev-label-signing-key-change-me';
 
-const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `5m,15m,1h,6h,24h` → the waits in milliseconds (one per retry, DESIGN §5). */
 export function parseRetryWaits(value: string): number[] | null {
@@ -13,9 +11,9 @@ export function parseRetryWaits(value: string): number[] | null {
   if (parts.length === 0 || parts.length > 20) return null;
   const waits: number[] = [];
   for (const part of parts) {
-    const match = DURATION.exec(part);
-    if (!match) return null;
-    waits.push(Number(match[1]) * UNIT_MS[match[2]]);
+    const wait = parseDuration(part);
+    if (wait === null) return null;
+    waits.push(wait);
   }
   return waits;
 }

@@ -1,4 +1,4 @@
-import { serviceConfigSchema } from '@pasar/service-kit';
+import { durationSchema, serviceConfigSchema } from '@pasar/service-kit';
 import { z } from 'zod';
 
 /**
@@ -34,13 +34,6 @@ export const checkoutConfigSchema = serviceConfigSchema({ port: 4001, schema: 'c
   /** How often the durable sweep expires unpaid orders past expires_at. */
   ORDER_EXPIRY_SWEEP_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
   /** How long an unpaid order holds stock, voucher, points (DESIGN §5): `30m`, `90s`, `2h`, `1500ms`; read as milliseconds. */
-  ORDER_PAYMENT_TTL: z
-    .string()
-    .regex(/^\d{1,9}(ms|s|m|h)$/, 'a duration such as 30m, 90s, 2h or 1500ms')
-    .default('30m')
-    .transform((ttl) => {
-      const [, amount, unit] = /^(\d+)(ms|s|m|h)$/.exec(ttl) as RegExpExecArray;
-      return Number(amount) * ({ ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as Record<string, number>)[unit];
-    }),
+  ORDER_PAYMENT_TTL: durationSchema().default(30 * 60_000),
 }, DEV_PAYMENT_SECRETS);
 export type CheckoutConfig = z.infer<typeof checkoutConfigSchema>;

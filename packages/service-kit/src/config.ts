@@ -4,16 +4,32 @@ import { z } from 'zod';
 export const DEVELOPMENT_ENVIRONMENTS = ['development', 'test'] as const;
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
 
-/** A duration in env form (`500ms`, `30s`, `15m`, `2h`, `7d`) as milliseconds; at least 1 s. */
-export const durationMs = z
-  .string()
-  .regex(/^\d+(ms|s|m|h|d)$/, 'a duration such as 30s, 15m, 2h or 7d')
-  .transform((text) => {
-    const [, amount, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(text)!;
-    return Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS];
-  })
-  .refine((ms) => ms >= 1000, 'at least 1s');
+/** A duration in env form (`1500ms`, `90s`, `30m`, `2h`, `7d`) as milliseconds; null when it is none. */
+export function parseDuration(text: string): number | null {
+  const match = DURATION.exec(text.trim());
+  return match ? Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS] : null;
+}
+
+/** An env duration (see parseDuration) read as milliseconds, refused below `minMs`. */
+export function durationSchema(minMs = 1) {
+  return z.string().transform((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === null) {
+      ctx.addIssue({ code: 'custom', message: 'a duration such as 1500ms, 90s, 30m, 2h or 7d' });
+      return z.NEVER;
+    }
+    if (ms < minMs) {
+      ctx.addIssue({ code: 'custom', message: `at least ${minMs} ms` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+/** A duration of at least 1 s (the bus retention settings). */
+export const durationMs = durationSchema(1000);
 
 /** Fields every service reads (DESIGN §8); each service extends it with its own. */
 export const baseConfigSchema = z.object({
