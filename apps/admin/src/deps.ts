@@ -25,10 +25,8 @@ export const EVENT_SOURCE = { source: 'admin' } as const;
 
 export const now = (deps: Pick<AdminDeps, 'clock'>): Date => deps.clock?.() ?? new Date();
 
-/** A transaction-scoped advisory lock: writers of one key (one application) take turns. */
-export async function lockKey(tx: Tx, key: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
-}
+/** Transaction-scoped advisory locks, shared by every service (packages/db). */
+export { lockKey } from '@pasar/db';
 
 const built = new WeakMap<object, AdminDeps>();
 

@@ -21,10 +21,8 @@ export const EVENT_SOURCE = { source: 'b2b' } as const;
 
 export const now = (deps: Pick<B2bDeps, 'clock'>): Date => deps.clock?.() ?? new Date();
 
-/** A transaction-scoped advisory lock: writers of one key (a company's members, one order) take turns. */
-export async function lockKey(tx: Tx, key: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
-}
+/** Transaction-scoped advisory locks, shared by every service (packages/db). */
+export { lockKey } from '@pasar/db';
 
 export const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 

@@ -17,7 +17,5 @@ export const EVENT_SOURCE = { source: 'vendor' } as const;
 
 export const now = (deps: Pick<VendorDeps, 'clock'>): Date => deps.clock?.() ?? new Date();
 
-/** A transaction-scoped advisory lock: writers of one key (a store's addresses, one application) take turns. */
-export async function lockKey(tx: Tx, key: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
-}
+/** Transaction-scoped advisory locks, shared by every service (packages/db). */
+export { lockKey } from '@pasar/db';

@@ -17,3 +17,5 @@ export { assertNoDrift, checkDrift } from './drift';
 export type { CheckDriftOptions, DriftProblem, DriftProblemKind } from './drift';
 export { DEFAULT_TEST_DATABASE_URL, createTestSchema } from './testing';
 export type { TestSchema } from './testing';
+export { lockKey } from './locks';
+export type { RawTx } from './locks';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { enqueueEvent } from '@pasar/bus';
+import { lockKey } from '@pasar/db';
 import { checkoutOrderPaid, notifyEmailRequested, type OrderStatus } from '@pasar/contracts';
 import type { Logger } from 'pino';
 import type { Order, Prisma } from '../generated/prisma/client';
@@ -103,7 +104,7 @@ async function requestConfirmationEmail(tx: Tx, order: Order, log: Logger, reque
  * would be neither sent nor deferred-and-found.
  */
 export async function lockCustomerEmails(tx: Tx, customerId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`confirmation_email:${customerId}`}, 0))`;
+  await lockKey(tx, `confirmation_email:${customerId}`);
 }
 
 /** Requests the confirmation e-mails deferred for this customer (their replica is now there), once each. Take `lockCustomerEmails` first. */
