@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { problemHandler } from './problems';
+import { problemHandler, refusalProblems } from './problems';
 
 /** A bare app whose routes throw what libraries throw, rendered by the kit's problemHandler. */
 function appThrowing(error: () => unknown) {
@@ -28,5 +28,14 @@ describe('problemHandler', () => {
     const res = await request(appThrowing(() => new Error('database password is hunter2'))).get('/boom');
     expect({ status: res.status, code: res.body.code }).toEqual({ status: 500, code: 'internal_error' });
     expect(res.text).not.toContain('hunter2');
+  });
+});
+
+describe('refusalProblems', () => {
+  test('maps a refusal to a problem with its listed status, 400 for an unlisted code', () => {
+    const problemOf = refusalProblems({ not_pending: 409, email_failed: 500 });
+    expect(problemOf({ code: 'not_pending', detail: 'the application is approved' })).toMatchObject({ status: 409, code: 'not_pending', detail: 'the application is approved' });
+    expect(problemOf({ code: 'email_failed', detail: 'x' }).status).toBe(500);
+    expect(problemOf({ code: 'something_else', detail: 'y' }).status).toBe(400);
   });
 });

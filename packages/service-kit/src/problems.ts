@@ -38,6 +38,14 @@ export const notFound = (what = 'resource') => new ProblemError(404, 'not_found'
 export const conflict = (code: string, detail?: string) => new ProblemError(409, code, detail);
 export const unavailable = (detail: string) => new ProblemError(503, 'service_unavailable', detail);
 
+/**
+ * Turns a use case's expected refusal (`{code, detail}`, STYLE §4) into a problem, with the HTTP
+ * status of each code listed beside the routes (400 for a code the list does not name).
+ */
+export function refusalProblems(statusOf: Readonly<Record<string, number>>) {
+  return (refusal: { code: string; detail: string }): ProblemError => new ProblemError(statusOf[refusal.code] ?? 400, refusal.code, refusal.detail);
+}
+
 export function problemBody(status: number, code: string, detail: string | undefined, requestId: string | undefined, errors?: Problem['errors']): Problem {
   return {
     type: `https://pasar.dev/problems/${code}`,

@@ -1,5 +1,5 @@
 import { labelQuery, uuidParam } from '@pasar/contracts';
-import { ProblemError, parse, requireRole } from '@pasar/service-kit';
+import { parse, refusalProblems, requireRole } from '@pasar/service-kit';
 import type { Router } from 'express';
 import type { AdminDeps } from '../deps';
 import { labelUrl, signedLabel } from '../labels/labels';
@@ -19,7 +19,7 @@ const STATUS_OF: Record<string, number> = {
   label_url_expired: 403,
 };
 
-const problemOf = (refusal: { code: string; detail: string }) => new ProblemError(STATUS_OF[refusal.code] ?? 400, refusal.code, refusal.detail);
+const problemOf = refusalProblems(STATUS_OF);
 
 /** POST /admin/shipments/{id}/book, GET .../booking, GET .../label-url, and the signed label URL itself. */
 export function carrierBookingRoutes(router: Router, deps: AdminDeps): void {

@@ -5,7 +5,7 @@ import {
   vendorApplicationsQuery,
   type VendorApplication as VendorApplicationResource,
 } from '@pasar/contracts';
-import { API_PREFIX, ProblemError, parse, requireRole, requireUser } from '@pasar/service-kit';
+import { API_PREFIX, parse, refusalProblems, requireRole, requireUser } from '@pasar/service-kit';
 import type { Router } from 'express';
 import type { AdminDeps } from '../deps';
 import type { VendorApplication } from '../generated/prisma/client';
@@ -29,9 +29,7 @@ const STATUS_OF: Record<string, number> = {
   credentials_email_failed: 500,
 };
 
-function problemOf(refusal: { code: string; detail: string }): ProblemError {
-  return new ProblemError(STATUS_OF[refusal.code] ?? 400, refusal.code, refusal.detail);
-}
+const problemOf = refusalProblems(STATUS_OF);
 
 /**
  * POST /vendor-applications (any signed-in user) and the administrator's
