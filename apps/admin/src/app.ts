@@ -1,11 +1,12 @@
 import { join } from 'node:path';
+import { SETTLEMENT_IMPORT_BODY_LIMIT } from '@pasar/contracts';
 import { createPrisma } from '@pasar/db';
 import { mountFeatures, startService, type RunningService, type StartServiceOptions } from '@pasar/service-kit';
 import type { AdminConfig } from './config';
 import { features } from './features';
 import { PrismaClient } from './generated/prisma/client';
 import { LABEL_PATH } from './labels/rules';
-import { settlementImportBodyParser } from './settlements/routes';
+import { SETTLEMENT_IMPORT_PATH } from './settlements/routes';
 
 export type AdminService = RunningService<AdminConfig, PrismaClient>;
 
@@ -24,7 +25,7 @@ export function startAdmin(
     prisma: createPrisma(PrismaClient, config.DATABASE_URL),
     migrationsDir: join(__dirname, '..', 'prisma', 'migrations'),
     publicPaths: [`${LABEL_PATH}/*`],
-    http: () => ({ beforeBody: settlementImportBodyParser }),
+    http: () => ({ routeBodyLimits: { [SETTLEMENT_IMPORT_PATH]: SETTLEMENT_IMPORT_BODY_LIMIT } }),
     ...mountFeatures(features),
     ...overrides,
   });

@@ -20,6 +20,7 @@ const service = createService({
   identitySecret: secret,
   publicPaths: ['/public'],
   formPaths: ['/form'],
+  routeBodyLimits: { '/large': '3mb' },
   readiness: {
     database: () => {
       if (!ready) throw new Error('database down');
@@ -32,6 +33,9 @@ const service = createService({
     router.post('/echo', (req, res) => {
       const body = parse(z.object({ name: z.string().min(1) }), req.body);
       res.status(201).json({ name: body.name, by: requireRole(req, 'customer').userId });
+    });
+    router.post('/large', (req, res) => {
+      res.json({ length: String(req.body.text).length });
     });
     router.post('/form', (req, res) => {
       res.json(req.body);
@@ -138,5 +142,19 @@ describe('loadConfig', () => {
     expect(String(error)).toMatch(/PORT/);
     expect(String(error)).toMatch(/DATABASE_URL/);
     expect(String(error)).toMatch(/IDENTITY_SECRET/);
+  });
+});
+
+describe('routeBodyLimits', () => {
+  test('one path takes a larger body with the same checks; every other path keeps 1 MiB', async () => {
+    const text = 'x'.repeat(2 * 1024 * 1024);
+    expect((await request(server.url).post('/api/v1/large').set(signed()).send({ text }).expect(200)).body).toEqual({ length: text.length });
+    await request(server.url).post('/api/v1/echo').set(signed()).send({ name: text }).expect(413);
+    await request(server.url).post('/api/v1/large').set(signed()).send({ text: 'x'.repeat(4 * 1024 * 1024) }).expect(413);
+    const deep = `${'['.repeat(100)}${']'.repeat(100)}`;
+    const tooDeep = await request(server.url).post('/api/v1/large').set(signed()).set('content-type', 'application/json').send(deep).expect(400);
+    expect(tooDeep.body.code).toBe('json_too_deep');
+    const nul = await request(server.url).post('/api/v1/large').set(signed()).send({ text: 'a\u0000b' }).expect(400);
+    expect(nul.body.code).toBe('nul_character');
   });
 });

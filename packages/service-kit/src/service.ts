@@ -32,6 +32,8 @@ export interface ServiceOptions {
   /** Named readiness checks for /readyz (e.g. db, nats); each throws when not ready. */
   readiness?: Record<string, () => Promise<unknown> | unknown>;
   bodyLimit?: string;
+  /** Larger JSON body limits for single POST paths under /api/v1 (e.g. a CSV import): same checks, own size. */
+  routeBodyLimits?: Record<string, string>;
   /**
    * Replaces the signed-identity check on /api/v1 (the gateway resolves its session cookie
    * instead). It must set `req.identity` (null = anonymous) and call next; `publicPaths` then
@@ -174,6 +176,9 @@ export function createService(options: ServiceOptions): Service {
     if (req.is('application/x-www-form-urlencoded') && formPaths.has(req.baseUrl + req.path)) return next();
     sendProblem(res, 415, 'unsupported_media_type', 'send the body as application/json');
   });
+  for (const [path, limit] of Object.entries(options.routeBodyLimits ?? {})) {
+    api.post(path, express.json({ limit, strict: false, verify: verifyJsonDepth }));
+  }
   api.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: false, verify: verifyJsonDepth }));
   api.use(express.urlencoded({ extended: false, limit: options.bodyLimit ?? '1mb' }));
   api.use(rejectUnacceptableText);

@@ -1,20 +1,11 @@
-import { SETTLEMENT_IMPORT_BODY_LIMIT, settlementImportBody, settlementsQuery, type SettlementRecord as SettlementRecordResource } from '@pasar/contracts';
+import { settlementImportBody, settlementsQuery, type SettlementRecord as SettlementRecordResource } from '@pasar/contracts';
 import { ProblemError, parse, requireRole } from '@pasar/service-kit';
-import express, { type Router } from 'express';
+import type { Router } from 'express';
 import type { AdminDeps } from '../deps';
 import type { SettlementRecord } from '../generated/prisma/client';
 import { importSettlements, listSettlements } from './settlements';
 
 export const SETTLEMENT_IMPORT_PATH = '/admin/shipping/settlements/import';
-
-/**
- * The import route's own body limit (a 100,000-row file is several MiB; every other route keeps
- * the 1 MiB default). Mounted before the service's body parsers (service-kit `beforeBody`), so
- * the JSON of this one path is parsed here and the general parser leaves it alone.
- */
-export function settlementImportBodyParser(router: Router): void {
-  router.post(SETTLEMENT_IMPORT_PATH, express.json({ limit: SETTLEMENT_IMPORT_BODY_LIMIT, strict: false }));
-}
 
 /** POST /admin/shipping/settlements/import and GET /admin/shipping/settlements. */
 export function settlementRoutes(router: Router, deps: AdminDeps): void {
