@@ -24,12 +24,6 @@ export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY, '$1[Redacted]');
 }
 
-/** pino-http's request serializer on top of the standard one: a logged URL carries no secret query value. */
-export function redactRequestUrl<R extends { url?: string }>(req: R): R {
-  if (typeof req.url === 'string') req.url = redactUrl(req.url);
-  return req;
-}
-
 /** The service's pino logger (JSON to stdout, or to `destination`), with secrets redacted. */
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
   const options = { name: service, level, base: { service }, redact: REDACTED_LOG_PATHS };
