@@ -11,15 +11,25 @@ import { Client } from 'pg';
 import { cpuBetween, readStack } from '../processes';
 import { percentile, round } from '../stats';
 import type { BenchContext, Scenario, ScenarioResult } from '../types';
+import { LeanClient } from '../client';
 
 const run = promisify(execFile);
 
 // ---------------------------------------------------------------- shared with the event-lag scenario
 
-/** A customer signed up through the gateway, with one address. */
+/** A customer signed up through the gateway, with one address; `client` sends the measured requests. */
 export interface Buyer {
   session: Session;
   addressId: string;
+  client: LeanClient;
+}
+
+/** One lean keep-alive client per gateway for the measured requests (see LeanClient). */
+const clients = new Map<string, LeanClient>();
+export function gatewayClient(gatewayUrl: string): LeanClient {
+  let client = clients.get(gatewayUrl);
+  if (!client) clients.set(gatewayUrl, (client = new LeanClient(gatewayUrl)));
+  return client;
 }
 
 /** Runs `worker(0..count-1)` with at most `concurrency` running at once; the results in index order. */
@@ -68,7 +78,7 @@ export function signUpBuyers(stack: Stack, label: string, count: number): Promis
       postcode: '50450',
       state: 'Wilayah Persekutuan',
     });
-    return { session, addressId };
+    return { session, addressId, client: gatewayClient(stack.gatewayUrl) };
   });
 }
 
@@ -86,7 +96,7 @@ export interface TimedSubmit {
 export async function timedSubmit(buyer: Buyer, store: OpenedStore, productId: string): Promise<TimedSubmit> {
   const body = { addressId: buyer.addressId, items: [{ productId, quantity: 1 }], shippingMethodId: store.shippingMethodId };
   const started = performance.now();
-  const answer = await buyer.session.call('POST', '/checkout/submit', body, { 'idempotency-key': randomUUID() });
+  const answer = await buyer.client.call('POST', '/api/v1/checkout/submit', { cookie: buyer.session.cookie, body, headers: { 'idempotency-key': randomUUID() } });
   const answeredAt = performance.now();
   const json = (answer.json ?? {}) as { orderId?: string; code?: string };
   return { status: answer.status, code: json.code, orderId: json.orderId, ms: answeredAt - started, answeredAt };
@@ -283,6 +293,13 @@ function roundFigures(
   };
 }
 
+/** `gateway 0.31, checkout 0.92, ...`: a round's CPU per order by service. */
+function perOrderByService(f: { created: number; cpuMsByService: Record<string, number> }): string {
+  return Object.entries(f.cpuMsByService)
+    .map(([service, ms]) => `${service} ${round(ms / f.created, 2)}`)
+    .join(', ');
+}
+
 /**
  * Issue 3's and 12's bench: `connections` distinct customers (signed up through the gateway, each
  * with an address) submit single-item orders back to back for `durationS`, first all on ONE hot
@@ -329,6 +346,7 @@ export const checkoutSubmit: Scenario = {
     const hotCpu = cpuBetween(cpuBefore, readStack(stack));
     const stockAfter = await stockOf(store.vendor, hot);
     const throughput = roundFigures(round1.answers, round1.elapsedS, stockBefore - stockAfter, hotCpu);
+    log(`hot: ${throughput.ordersPerSecond} orders/s, p99 ${throughput.p99Ms} ms, cpu ms/order ${perOrderByService(throughput)}`);
 
     log(`${buyers.length} buyers over ${SPREAD_PRODUCTS} products, ${settings.durationS} s`);
     const spreadBefore = await Promise.all(spreadStore.productIds.map((id) => stockOf(spreadStore.vendor, id)));
@@ -343,6 +361,7 @@ export const checkoutSubmit: Scenario = {
       if (spreadBefore[i] - spreadAfter[i] !== created) throw new Error(`product ${i + 1}: ${created} orders but the stock went down by ${spreadBefore[i] - spreadAfter[i]}`);
     });
     const spread = roundFigures(round2.answers, round2.elapsedS, spreadBefore.reduce((a, b) => a + b, 0) - spreadAfter.reduce((a, b) => a + b, 0), spreadCpu);
+    log(`spread: ${spread.ordersPerSecond} orders/s, p99 ${spread.p99Ms} ms, cpu ms/order ${perOrderByService(spread)}`);
 
     log(`sell-out: ${SELL_OUT_STOCK} units, ${buyers.length} x ${SELL_OUT_ATTEMPTS_PER_BUYER} attempts`);
     const round3 = await countedRound(buyers, store, sellOut, SELL_OUT_ATTEMPTS_PER_BUYER);

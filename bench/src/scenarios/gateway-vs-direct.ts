@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { signFor } from '@pasar/testkit';
 import { call, signUpCustomer } from '../http';
+import { cpuBetween, readStack } from '../processes';
 import { round } from '../stats';
 import type { BenchContext, Scenario, ScenarioResult } from '../types';
 
@@ -15,9 +16,12 @@ interface LoadFigures {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** Process CPU time per request of the gateway and of checkout over the run. */
+  cpuMsPerRequest: { gateway: number; checkout: number };
 }
 
-function figures(result: autocannon.Result): LoadFigures {
+function figures(result: autocannon.Result, cpu: Record<string, number>): LoadFigures {
+  const perRequest = (service: string) => round((cpu[service] ?? Number.NaN) / Math.max(1, result.requests.total), 3);
   return {
     url: result.url,
     requestsPerSecond: round(result.requests.average, 1),
@@ -27,6 +31,7 @@ function figures(result: autocannon.Result): LoadFigures {
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+    cpuMsPerRequest: { gateway: perRequest('gateway'), checkout: perRequest('checkout') },
   };
 }
 
@@ -67,10 +72,15 @@ export const gatewayVsDirect: Scenario = {
     log('warm-up (2 s each)');
     await viaGateway(2);
     await direct(2);
+    const measured = async (run: () => Promise<autocannon.Result>): Promise<LoadFigures> => {
+      const before = readStack(stack);
+      const result = await run();
+      return figures(result, cpuBetween(before, readStack(stack)).byService);
+    };
     log(`gateway: ${settings.connections} connections, ${settings.durationS} s`);
-    const gateway = figures(await viaGateway(settings.durationS));
+    const gateway = await measured(() => viaGateway(settings.durationS));
     log(`direct: ${settings.connections} connections, ${settings.durationS} s`);
-    const straight = figures(await direct(settings.durationS));
+    const straight = await measured(() => direct(settings.durationS));
     const ratio = round(gateway.requestsPerSecond / straight.requestsPerSecond, 3);
 
     const row = (name: string, f: LoadFigures) => ({
@@ -83,6 +93,8 @@ export const gatewayVsDirect: Scenario = {
         requests: f.requests,
         'non-2xx': f.non2xx,
         errors: f.errors + f.timeouts,
+        'cpu ms/req gateway': f.cpuMsPerRequest.gateway,
+        'cpu ms/req checkout': f.cpuMsPerRequest.checkout,
       },
     });
     return {
