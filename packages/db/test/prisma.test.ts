@@ -1,6 +1,6 @@
 import './fixture/ensure-generated';
 import { Client } from 'pg';
-import { connectionStringWithoutSchema, createPrisma, migrate } from '../src';
+import { connectionStringWithoutSchema, createPrisma, migrate, sqlPoolOf } from '../src';
 import { Prisma, PrismaClient } from './fixture/generated/client';
 import { Schemas, fixtureMigrationsDir } from './helpers';
 
@@ -76,5 +76,22 @@ describe('createPrisma', () => {
     });
     const again = await prisma.customer.findFirstOrThrow();
     expect(again.visits).toBe(2);
+  });
+
+  it('shares its connection pool as sqlPoolOf: plain SQL in the same schema, on the same connections', async () => {
+    const pool = sqlPoolOf(prisma);
+    const { rows } = await pool.query<{ schema: string; count: string }>({ name: 'count-customers', text: 'SELECT current_schema() AS schema, count(*) AS count FROM customer' });
+    expect(rows).toEqual([{ schema: db.schema, count: '1' }]);
+    expect(pool.totalCount).toBeGreaterThan(0); // Prisma's own queries opened them
+    expect(() => sqlPoolOf({})).toThrow(/not made by createPrisma/);
+  });
+
+  it('ends the pool on $disconnect', async () => {
+    const other = createPrisma(PrismaClient, db.databaseUrl);
+    await other.customer.count();
+    const pool = sqlPoolOf(other);
+    await other.$disconnect();
+    expect(pool.ended).toBe(true);
+    await expect(pool.query('SELECT 1')).rejects.toThrow();
   });
 });
