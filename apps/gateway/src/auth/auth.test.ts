@@ -1,5 +1,6 @@
 import { notifyEmailRequested, identityUserUpserted } from '@pasar/contracts';
 import request from 'supertest';
+import { waitFor } from '@pasar/testkit';
 import { collectEvents, createTestWorld, sessionCookieOf, signUp, uniqueEmail, type TestWorld } from '../../test/harness';
 import type { GatewayHandle } from '../app';
 import { SESSION_COOKIE, hashSessionToken } from './rules';
@@ -59,9 +60,12 @@ describe('auth', () => {
       expect(upserted.data).toMatchObject({ email, fullName: 'Welcome Me', role: 'customer', phone: null });
       await emails.consumer.stop();
       await users.consumer.stop();
-      const rows = await gateway.prisma.outbox.findMany({ where: { payload: { path: ['data', 'to'], equals: email } } });
+      // marked published once NATS acknowledged it, which may come after the delivery
+      const rows = await waitFor(async () => {
+        const found = await gateway.prisma.outbox.findMany({ where: { payload: { path: ['data', 'to'], equals: email } } });
+        return found.every((r) => r.publishedAt !== null) && found;
+      });
       expect(rows).toHaveLength(1);
-      expect(rows[0].publishedAt).not.toBeNull();
     });
 
     it('answers 409 email_taken for an e-mail in use (any case)', async () => {
