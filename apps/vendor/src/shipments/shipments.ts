@@ -1,7 +1,8 @@
 import { SHIPMENTS_PAGE_SIZE, type CancelShipmentBody, type ShipShipmentBody, type PostalAddress, type SubOrderStatus } from '@pasar/contracts';
+import { sqlPoolOf } from '@pasar/db';
 import { ProblemError, badRequest, notFound } from '@pasar/service-kit';
 import { now, type VendorDeps } from '../deps';
-import { sqlPoolOf } from '@pasar/db';
+import { noStore } from '../stores/access';
 import type { Shipment } from '../generated/prisma/client';
 import { pageCount, refusalOf, trackingUrlFor, type ShipmentAction } from './rules';
 import { transitionShipment, type ShipmentChanges } from './transition';
@@ -98,9 +99,6 @@ const GET_OWN_SHIPMENT = {
   LEFT JOIN shipment s ON s.id = $2 AND s.store_id = own.id
   WHERE own.owner_user_id = $1`,
 };
-
-/** 403 no_store: the signed-in vendor has no store (yet). */
-export const noStore = () => new ProblemError(403, 'no_store', 'this vendor account has no store yet');
 
 /** The shipments of the store of `ownerUserId`, newest first, optionally of one status; 20 a page. */
 export async function listOwnShipments(
