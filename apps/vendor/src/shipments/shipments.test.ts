@@ -52,6 +52,11 @@ describe('GET /vendor/shipments', () => {
     expect((await list('?page=3')).shipments).toEqual([]);
   });
 
+  test('a page past the end, or a status without shipments, answers none with the page count', async () => {
+    expect(await list('?page=9')).toEqual({ shipments: [], page: 9, totalPages: 2 });
+    expect(await list('?status=cancelled&page=2')).toEqual({ shipments: [], page: 2, totalPages: 1 });
+  });
+
   test('filters by status', async () => {
     const shipped = await list('?status=shipped');
     expect(shipped.shipments.map((s) => s.id)).toEqual(ids.filter((_, i) => i % 3 === 0).reverse());
