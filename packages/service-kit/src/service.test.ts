@@ -4,7 +4,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import { requireRole } from './auth';
 import { badRequest, conflict, notFound } from './problems';
-import { createService, type RunningServer } from './service';
+import { EVENT_LOOP_SAMPLE_MS, createService, type RunningServer } from './service';
 import { parse } from './validate';
 import { ConfigError, baseConfigSchema, loadConfig } from './config';
 
@@ -156,5 +156,24 @@ describe('routeBodyLimits', () => {
     expect(tooDeep.body.code).toBe('json_too_deep');
     const nul = await request(server.url).post('/api/v1/large').set(signed()).send({ text: 'a\u0000b' }).expect(400);
     expect(nul.body.code).toBe('nul_character');
+  });
+});
+
+describe('default metrics', () => {
+  const gauge = (text: string, name: string) => Number(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1]);
+
+  test('the event-loop delay histogram samples every 100 ms (not a 10 ms timer waking an idle service), and a stall still shows', async () => {
+    const sampled = createService({ name: 'sampled', log: pino({ level: 'silent' }), identitySecret: secret, routes: () => undefined });
+    await sampled.metrics.metrics(); // a scrape resets the histogram: count from here
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const stallUntil = Date.now() + 300;
+    while (Date.now() < stallUntil); // the loop is blocked for 300 ms
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const text = await sampled.metrics.metrics();
+    expect(EVENT_LOOP_SAMPLE_MS).toBe(100);
+    // each sample is the time between two ticks of the sampling timer: at least its period
+    expect(gauge(text, 'nodejs_eventloop_lag_min_seconds')).toBeGreaterThanOrEqual(0.095);
+    expect(gauge(text, 'nodejs_eventloop_lag_max_seconds')).toBeGreaterThanOrEqual(0.3);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds\{/m);
   });
 });

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { shipmentDetail, shipmentPage, vendorShipmentStatusChanged, type SubOrderStatus } from '@pasar/contracts';
 import request from 'supertest';
-import { givenShipment } from '../../test/shipments';
-import { givenStore, outboxEvents, startTestVendor, type TestStore, type TestVendor } from '../../test/vendor';
+import { givenShipment, orderCreated } from '../../test/shipments';
+import { createShipments } from './events';
+import { asVendor, givenStore, outboxEvents, startTestVendor, type TestStore, type TestVendor } from '../../test/vendor';
 
 const BASE = '/api/v1/vendor/shipments';
 let t: TestVendor;
@@ -49,6 +50,11 @@ describe('GET /vendor/shipments', () => {
     const second = await list('?page=2');
     expect(second.shipments.map((s) => s.id)).toEqual([ids[1], ids[0]]);
     expect((await list('?page=3')).shipments).toEqual([]);
+  });
+
+  test('a page past the end, or a status without shipments, answers none with the page count', async () => {
+    expect(await list('?page=9')).toEqual({ shipments: [], page: 9, totalPages: 2 });
+    expect(await list('?status=cancelled&page=2')).toEqual({ shipments: [], page: 2, totalPages: 1 });
   });
 
   test('filters by status', async () => {
@@ -125,6 +131,38 @@ describe('GET /vendor/shipments/{id}', () => {
 
   test('answers 404 for an unknown id', async () => {
     await http().get(`${BASE}/${randomUUID()}`).set(store.headers()).expect(404);
+  });
+
+  test("answers another store's shipment exactly as a missing one: 404 not_found, nothing of it", async () => {
+    const other = await givenStore(t);
+    const { id } = await givenShipment(t, other.storeId, 'paid');
+    const theirs = await http().get(`${BASE}/${id}`).set(store.headers()).expect(404);
+    const missing = await http().get(`${BASE}/${randomUUID()}`).set(store.headers()).expect(404);
+    expect(theirs.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const problem = ({ body }: { body: Record<string, unknown> }) => ({ ...body, instance: undefined, requestId: undefined });
+    expect(problem(theirs)).toEqual(problem(missing));
+    expect(JSON.stringify(theirs.body)).not.toContain(id);
+    expect((await http().get(`${BASE}/${id}`).set(other.headers()).expect(200)).body.id).toBe(id);
+  });
+
+  test('answers items by product name, and a shipment without items with none', async () => {
+    const order = orderCreated([store.storeId]);
+    const [scarf, songket] = order.subOrders[0].items;
+    order.subOrders[0].items = [{ ...songket, productName: 'Zapin Fan' }, { ...scarf, productName: 'Anklet' }];
+    await t.vendor.prisma.$transaction((tx) => createShipments(tx, t.vendor, order));
+    const { subOrderId } = order.subOrders[0];
+    const detail = shipmentDetail.parse((await http().get(`${BASE}/${subOrderId}`).set(store.headers()).expect(200)).body);
+    expect(detail.items.map((item) => item.productName)).toEqual(['Anklet', 'Zapin Fan']);
+    await t.vendor.prisma.shipmentItem.deleteMany({ where: { shipmentId: subOrderId } });
+    const bare = shipmentDetail.parse((await http().get(`${BASE}/${subOrderId}`).set(store.headers()).expect(200)).body);
+    expect([bare.items, bare.itemCount]).toEqual([[], 0]);
+  });
+
+  test('a vendor without a store gets 403 no_store before the 400 of a bad id or query', async () => {
+    const storeless = asVendor(randomUUID());
+    expect((await http().get(`${BASE}/nope`).set(storeless).expect(403)).body.code).toBe('no_store');
+    expect((await http().get(`${BASE}?page=0`).set(storeless).expect(403)).body.code).toBe('no_store');
+    expect((await http().get(`${BASE}?page=0`).set(store.headers()).expect(400)).body.code).toBe('validation_failed');
   });
 });
 

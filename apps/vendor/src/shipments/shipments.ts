@@ -1,43 +1,133 @@
 import { SHIPMENTS_PAGE_SIZE, type CancelShipmentBody, type ShipShipmentBody, type PostalAddress, type SubOrderStatus } from '@pasar/contracts';
+import { sqlPoolOf } from '@pasar/db';
 import { ProblemError, badRequest, notFound } from '@pasar/service-kit';
 import { now, type VendorDeps } from '../deps';
-import type { Shipment, ShipmentItem } from '../generated/prisma/client';
+import { noStore } from '../stores/access';
+import type { Shipment } from '../generated/prisma/client';
 import { pageCount, refusalOf, trackingUrlFor, type ShipmentAction } from './rules';
 import { transitionShipment, type ShipmentChanges } from './transition';
 
 type Deps = Pick<VendorDeps, 'prisma' | 'clock'>;
 
-export type ShipmentWithItemCount = Shipment & { _count: { items: number } };
-
-/** The store's shipments, newest first, optionally of one status; 20 a page. */
-export async function listShipments(
-  { prisma }: Pick<VendorDeps, 'prisma'>,
-  storeId: string,
-  query: { status?: SubOrderStatus; page: number },
-): Promise<{ shipments: ShipmentWithItemCount[]; page: number; totalPages: number }> {
-  const where = { storeId, ...(query.status ? { status: query.status } : {}) };
-  const [total, shipments] = await prisma.$transaction([
-    prisma.shipment.count({ where }),
-    prisma.shipment.findMany({
-      where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      skip: (query.page - 1) * SHIPMENTS_PAGE_SIZE,
-      take: SHIPMENTS_PAGE_SIZE,
-      include: { _count: { select: { items: true } } },
-    }),
-  ]);
-  return { shipments, page: query.page, totalPages: pageCount(total, SHIPMENTS_PAGE_SIZE) };
+/**
+ * A shipment as the vendor's reads answer it, straight from plain SQL: money as the database
+ * prints its numeric(12,2) / numeric(10,3) (two / three decimals, the API's strings).
+ */
+export interface ShipmentRow {
+  id: string;
+  orderId: string;
+  shortId: string;
+  storeId: string;
+  status: SubOrderStatus;
+  shippingMethodId: string | null;
+  subtotal: string;
+  shippingFee: string;
+  total: string;
+  recipientName: string;
+  recipientPhone: string;
+  addressLine1: string;
+  addressLine2: string | null;
+  city: string;
+  postcode: string;
+  state: string;
+  courier: string | null;
+  trackingId: string | null;
+  trackingUrl: string | null;
+  cancelReason: string | null;
+  createdAt: Date;
+  paidAt: Date | null;
+  shippedAt: Date | null;
+  deliveredAt: Date | null;
+  cancelledAt: Date | null;
+  updatedAt: Date;
 }
 
-/** One of the store's shipments with its items; another store's is 404. */
-export async function getShipment({ prisma }: Pick<VendorDeps, 'prisma'>, storeId: string, id: string): Promise<Shipment & { items: ShipmentItem[] }> {
-  const shipment = await prisma.shipment.findFirst({ where: { id, storeId }, include: { items: { orderBy: { productName: 'asc' } } } });
-  if (!shipment) throw notFound('shipment');
+export interface ShipmentItemRow {
+  id: string;
+  productId: string;
+  variantId: string | null;
+  productName: string;
+  variantName: string | null;
+  quantity: number;
+  unitPrice: string;
+  weightKg: string | null;
+}
+
+export type ShipmentWithItemCount = ShipmentRow & { itemCount: number };
+export type ShipmentWithItems = ShipmentRow & { items: ShipmentItemRow[] };
+
+/** The columns of ShipmentRow, of shipment `s`. */
+const SHIPMENT_COLUMNS = `s.id, s.order_id AS "orderId", s.short_id AS "shortId", s.store_id AS "storeId", s.status::text AS status,
+  s.shipping_method_id AS "shippingMethodId", s.subtotal::text AS subtotal, s.shipping_fee::text AS "shippingFee", s.total::text AS total,
+  s.recipient_name AS "recipientName", s.recipient_phone AS "recipientPhone", s.address_line_1 AS "addressLine1",
+  s.address_line_2 AS "addressLine2", s.city, s.postcode, s.state, s.courier, s.tracking_id AS "trackingId",
+  s.tracking_url AS "trackingUrl", s.cancel_reason AS "cancelReason", s.created_at AS "createdAt", s.paid_at AS "paidAt",
+  s.shipped_at AS "shippedAt", s.delivered_at AS "deliveredAt", s.cancelled_at AS "cancelledAt", s.updated_at AS "updatedAt"`;
+
+/**
+ * One page of the store of owner $1: no row when the vendor has no store; else one row per
+ * shipment, or one row with id null for an empty page. Every row carries the total count.
+ * Ownership, count and page are one statement (one snapshot, one round trip).
+ */
+const listSql = (byStatus: boolean) => `
+  SELECT own.id AS "ownStoreId", total.n AS "totalCount", page.*
+  FROM store own
+  CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM shipment s WHERE s.store_id = own.id${byStatus ? ' AND s.status = $4::shipment_status' : ''}) total
+  LEFT JOIN LATERAL (
+    SELECT ${SHIPMENT_COLUMNS}, (SELECT count(*)::int FROM shipment_item i WHERE i.shipment_id = s.id) AS "itemCount"
+    FROM shipment s WHERE s.store_id = own.id${byStatus ? ' AND s.status = $4::shipment_status' : ''}
+    ORDER BY s.created_at DESC, s.id DESC LIMIT $2 OFFSET $3
+  ) page ON true
+  WHERE own.owner_user_id = $1
+  ORDER BY page."createdAt" DESC, page.id DESC`;
+const LIST_ALL = { name: 'vendor-shipments-page', text: listSql(false) };
+const LIST_BY_STATUS = { name: 'vendor-shipments-page-by-status', text: listSql(true) };
+
+/**
+ * The shipment $2 of the store of owner $1 with its items (by product name): no row when the
+ * vendor has no store, a row with id null when the shipment is missing or another store's.
+ */
+const GET_OWN_SHIPMENT = {
+  name: 'vendor-own-shipment',
+  text: `
+  SELECT own.id AS "ownStoreId", ${SHIPMENT_COLUMNS},
+    (SELECT COALESCE(json_agg(json_build_object('id', i.id, 'productId', i.product_id, 'variantId', i.variant_id,
+        'productName', i.product_name, 'variantName', i.variant_name, 'quantity', i.quantity,
+        'unitPrice', i.unit_price::text, 'weightKg', i.weight_kg::text) ORDER BY i.product_name), '[]'::json)
+     FROM shipment_item i WHERE i.shipment_id = s.id) AS items
+  FROM store own
+  LEFT JOIN shipment s ON s.id = $2 AND s.store_id = own.id
+  WHERE own.owner_user_id = $1`,
+};
+
+/** The shipments of the store of `ownerUserId`, newest first, optionally of one status; 20 a page. */
+export async function listOwnShipments(
+  { prisma }: Pick<VendorDeps, 'prisma'>,
+  ownerUserId: string,
+  query: { status?: SubOrderStatus; page: number },
+): Promise<{ shipments: ShipmentWithItemCount[]; page: number; totalPages: number }> {
+  const statement = query.status ? LIST_BY_STATUS : LIST_ALL;
+  const values: unknown[] = [ownerUserId, SHIPMENTS_PAGE_SIZE, (query.page - 1) * SHIPMENTS_PAGE_SIZE];
+  if (query.status) values.push(query.status);
+  const { rows } = await sqlPoolOf(prisma).query<ShipmentWithItemCount & { ownStoreId: string; totalCount: number }>({ ...statement, values });
+  if (rows.length === 0) throw noStore();
+  const shipments = rows.filter((row) => row.id !== null).map(({ ownStoreId: _store, totalCount: _total, ...shipment }) => shipment);
+  return { shipments, page: query.page, totalPages: pageCount(rows[0].totalCount, SHIPMENTS_PAGE_SIZE) };
+}
+
+/** One shipment of the store of `ownerUserId` with its items; another store's, or none, is 404. */
+export async function getOwnShipment({ prisma }: Pick<VendorDeps, 'prisma'>, ownerUserId: string, id: string): Promise<ShipmentWithItems> {
+  const { rows } = await sqlPoolOf(prisma).query<ShipmentWithItems & { ownStoreId: string }>({ ...GET_OWN_SHIPMENT, values: [ownerUserId, id] });
+  if (rows.length === 0) throw noStore();
+  const { ownStoreId: _store, ...shipment } = rows[0];
+  if (shipment.id === null) throw notFound('shipment');
   return shipment;
 }
 
 /** Who the shipment goes to, as checkout's order carried it. */
-export function recipientOf(shipment: Shipment): PostalAddress {
+export function recipientOf(
+  shipment: Pick<Shipment, 'recipientName' | 'recipientPhone' | 'addressLine1' | 'addressLine2' | 'city' | 'postcode' | 'state'>,
+): PostalAddress {
   return {
     fullName: shipment.recipientName,
     phone: shipment.recipientPhone,
