@@ -58,7 +58,7 @@ type LineWriter = (level: Level, fields: object, msg: string) => void;
 
 /** Writes a line as pino would for `log[level](fields, msg)`, or undefined when pino must do it. */
 function directWriter(log: Logger): LineWriter | undefined {
-  const s = pino.symbols;
+  const s = pino.symbols as unknown as Record<string, symbol>; // msgPrefixSym is missing from pino's types
   const internals = log as unknown as Record<symbol, unknown>;
   const stream = internals[s.streamSym] as { write?: (line: string) => unknown; [key: symbol]: unknown } | undefined;
   const levelPrefix = internals[s.lsCacheSym] as Record<number, string> | undefined;
