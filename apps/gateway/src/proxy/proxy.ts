@@ -1,5 +1,6 @@
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { parse as parseUrl } from 'node:url';
 import { signIdentityHeaders, writeProblem, type Identity } from '@pasar/service-kit';
 import type { RequestHandler } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
@@ -70,7 +71,7 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
 
   const proxyTo = (url: string) =>
     createProxyMiddleware<IncomingMessage, ServerResponse>({
-      target: url,
+      target: parseUrl(url), // parsed once here, not by http-proxy for every request
       agent,
       changeOrigin: true,
       xfwd: true,
