@@ -139,4 +139,16 @@ describe('the proxied path answers as express did', () => {
     const res = await request(gateway.url).get('/api/v1/account/addresses').set('Cookie', `${SESSION_COOKIE}=not-a-token`).expect(401);
     expect(res.body).toMatchObject({ code: 'unauthenticated' });
   });
+
+  test('sessions that cannot be checked answer 503 problem+json on the proxied path, as on an own route', async () => {
+    const other = await world.start({ CHECKOUT_URL: checkout.url });
+    const user = await signUp(other.url, uniqueEmail('db-down'));
+    other.sessionCache.clear();
+    await other.prisma.$disconnect(); // the database is gone for this gateway
+    const own = await request(other.url).get('/api/v1/auth/session').set('Cookie', user.cookie).set('x-request-id', 'db-down-1').expect(503);
+    const proxied = await request(other.url).get('/api/v1/account/addresses').set('Cookie', user.cookie).set('x-request-id', 'db-down-1').expect(503);
+    expect(proxied.body).toEqual(own.body);
+    expect(proxied.body).toMatchObject({ code: 'service_unavailable', requestId: 'db-down-1' });
+    expect(proxied.headers['content-type']).toBe(own.headers['content-type']);
+  });
 });
