@@ -122,9 +122,13 @@ describe('requestLineLogger', () => {
     }
   });
 
-  test('a logger it cannot write for exactly (a mixin) still gets the line, through pino', async () => {
+  test.each([
+    ['a mixin', { mixin: () => ({ mixed: true }) }, { mixed: true }],
+    ['a log formatter', { formatters: { log: (o: Record<string, unknown>) => ({ ...o, formatted: true }) } }, { formatted: true }],
+    ['a req serializer', { serializers: { req: (r: { method: string }) => ({ only: r.method }) } }, { req: { only: 'GET' } }],
+  ])('a logger it cannot write for exactly (%s) still gets the line, through pino', async (_case, options, expected) => {
     const log = new CapturedLog();
-    const line = requestLineLogger(pino({ level: 'info', mixin: () => ({ mixed: true }) }, log));
+    const line = requestLineLogger(pino({ level: 'info', ...options }, log));
     const server = createServer((req, res) => {
       line(req, res, () => 'req-m');
       res.end('x');
@@ -134,7 +138,7 @@ describe('requestLineLogger', () => {
     try {
       await (await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/a`)).text();
       for (let i = 0; i < 100 && log.lines.length < 1; i += 1) await new Promise((r) => setTimeout(r, 10));
-      expect(log.lines[0]).toMatchObject({ mixed: true, reqId: 'req-m', req: { url: '/a' }, msg: 'request completed' });
+      expect(log.lines[0]).toMatchObject({ ...expected, reqId: 'req-m', msg: 'request completed' });
     } finally {
       await new Promise((r) => server.close(r));
     }

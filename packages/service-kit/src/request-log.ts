@@ -54,6 +54,8 @@ export function requestLineLogger(log: Logger): RequestLine {
   };
 }
 
+const LINE_FIELDS = ['reqId', 'req', 'res', 'responseTime'];
+
 type LineWriter = (level: Level, fields: object, msg: string) => void;
 
 /** Writes a line as pino would for `log[level](fields, msg)`, or undefined when pino must do it. */
@@ -64,6 +66,8 @@ function directWriter(log: Logger): LineWriter | undefined {
   const levelPrefix = internals[s.lsCacheSym] as Record<number, string> | undefined;
   const time = internals[s.timeSym] as (() => string) | undefined;
   const hooks = internals[s.hooksSym] as { logMethod?: unknown } | undefined;
+  const formatters = internals[s.formattersSym] as { log?: unknown } | undefined;
+  const serializers = (internals[s.serializersSym] ?? {}) as Record<string, unknown>;
   if (
     typeof stream?.write !== 'function' ||
     stream[s.needsMetadataGsym] ||
@@ -71,6 +75,8 @@ function directWriter(log: Logger): LineWriter | undefined {
     typeof time !== 'function' ||
     internals[s.mixinSym] ||
     hooks?.logMethod ||
+    formatters?.log ||
+    LINE_FIELDS.some((field) => field in serializers) ||
     internals[s.msgPrefixSym] ||
     internals[s.messageKeySym] !== 'msg' ||
     internals[s.nestedKeySym]
