@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger, createService, type RunningServer } from '@pasar/service-kit';
 import { TEST_IDENTITY_SECRET, silentLog } from '@pasar/testkit';
@@ -6,7 +9,8 @@ import { createTestWorld, sessionCookieOf, signUp, uniqueEmail, type SignedInUse
 import type { GatewayHandle } from '../app';
 import { SESSION_COOKIE } from '../auth/rules';
 import { strictSecurityHeaders } from '../http/security';
-import { rawRouteOf } from './raw-path';
+import type { UpstreamProxy } from './proxy';
+import { rawProxyPath, rawRouteOf, type RawPathDeps } from './raw-path';
 import { ROUTE_TABLE } from './route-table';
 import { compileRouteTable } from './rules';
 
@@ -43,6 +47,33 @@ describe('rawRouteOf: which requests skip express', () => {
     ['POST', '/api/v1/family/members/', 'rate limited (as the router matches it)'],
   ])('%s %s stays with express: %s', (method, url) => {
     expect(rawRouteOf(method, url, compiled, limited)).toBeUndefined();
+  });
+});
+
+describe('rawProxyPath: an error nobody expected', () => {
+  test('answers 500 internal_error problem+json (as express did) and keeps the server up', async () => {
+    const proxy: UpstreamProxy = {
+      middleware: (_req, _res, next) => next(),
+      forward: () => {
+        throw new Error('a bug in the forward');
+      },
+      close: () => undefined,
+    };
+    const raw = rawProxyPath({ compiled, limited: [], corsOrigins: [], session: {} as RawPathDeps['session'], proxy, log: silentLog })({ track: () => undefined });
+    const server = createServer((req, res) => {
+      if (!raw(req, res)) res.end('express');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const res = await request(url).get('/api/v1/catalog/products').set('x-request-id', 'boom-1').expect(500);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.body).toMatchObject({ status: 500, code: 'internal_error', requestId: 'boom-1' });
+      await request(url).get('/api/v1/auth/session').expect(200, 'express');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 

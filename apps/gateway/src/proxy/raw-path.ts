@@ -61,24 +61,36 @@ export function rawProxyPath(deps: RawPathDeps): (kit: RawRequestKit) => RawRequ
     const route = rawRouteOf(req.method, req.url, deps.compiled, deps.limited);
     if (!route) return false;
     const requestId = requestIdFrom(req.headers);
-    const label = labels.get(route) as string;
-    kit.track(req, res, { requestId: () => requestId, route: () => label });
-    res.setHeader('x-request-id', requestId);
-    for (const [name, value] of security) res.setHeader(name, value);
-    cors(res, req.headers.origin);
-    callerOf(deps.session, req.headers.cookie).then(
-      (caller) => {
-        if (caller.renewedCookie) res.setHeader('Set-Cookie', caller.renewedCookie);
-        const decision = decideAccess(route.access, caller.identity);
-        if (decision === 'unauthenticated') return writeProblem(res, req.method, 401, 'unauthenticated', 'sign in first', requestId);
-        if (decision === 'forbidden') return writeProblem(res, req.method, 403, 'forbidden', `this needs the ${route.access} role`, requestId);
-        deps.proxy.forward(req, res, route.to, caller.identity, requestId);
-      },
-      (err: unknown) => {
-        deps.log.error({ reqId: requestId, err }, 'could not resolve the session');
-        writeProblem(res, req.method, 503, 'service_unavailable', 'sessions cannot be checked right now; try again', requestId);
-      },
-    );
+    // what express's problemHandler does with an error nobody expected: log it, answer 500
+    const unexpected = (err: unknown) => {
+      deps.log.error({ reqId: requestId, err }, 'unhandled error');
+      if (res.headersSent) return void res.destroy();
+      writeProblem(res, req.method, 500, 'internal_error', 'something went wrong on our side', requestId);
+    };
+    try {
+      const label = labels.get(route) as string;
+      kit.track(req, res, { requestId: () => requestId, route: () => label });
+      res.setHeader('x-request-id', requestId);
+      for (const [name, value] of security) res.setHeader(name, value);
+      cors(res, req.headers.origin);
+      callerOf(deps.session, req.headers.cookie)
+        .then(
+          (caller) => {
+            if (caller.renewedCookie) res.setHeader('Set-Cookie', caller.renewedCookie);
+            const decision = decideAccess(route.access, caller.identity);
+            if (decision === 'unauthenticated') return writeProblem(res, req.method, 401, 'unauthenticated', 'sign in first', requestId);
+            if (decision === 'forbidden') return writeProblem(res, req.method, 403, 'forbidden', `this needs the ${route.access} role`, requestId);
+            deps.proxy.forward(req, res, route.to, caller.identity, requestId);
+          },
+          (err: unknown) => {
+            deps.log.error({ reqId: requestId, err }, 'could not resolve the session');
+            writeProblem(res, req.method, 503, 'service_unavailable', 'sessions cannot be checked right now; try again', requestId);
+          },
+        )
+        .catch(unexpected);
+    } catch (err) {
+      unexpected(err);
+    }
     return true;
   };
 }
