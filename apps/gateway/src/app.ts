@@ -14,12 +14,13 @@ import type { GatewayConfig } from './config';
 import { MIGRATIONS_DIR, createGatewayPrisma, type GatewayPrisma } from './db';
 import { createApiReference } from './docs/reference';
 import { docsRoutes, docsShortcut } from './docs/routes';
-import { abuseLimits } from './http/abuse-limits';
+import { abuseLimitTable, abuseLimits } from './http/abuse-limits';
 import { LimiterStore } from './http/limiter-store';
 import { corsFor, securityHeaders } from './http/security';
 import { serveIdentityRpc } from './identity-rpc/responders';
 import { routeGate } from './proxy/gate';
 import { createUpstreamProxy } from './proxy/proxy';
+import { rawProxyPath } from './proxy/raw-path';
 import { ROUTE_TABLE } from './proxy/route-table';
 import { compileRouteTable } from './proxy/rules';
 import { seedAdmin } from './users/admin-seed';
@@ -64,6 +65,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
   const limitCounts = LimiterStore.create(config, log);
   const limiter = SignInLimiter.create(config, log, limitCounts);
   const proxy = createUpstreamProxy(config, log);
+  const routes = compileRouteTable(ROUTE_TABLE);
   const reference = await createApiReference({
     specUrl: `${API_PREFIX}/openapi.json`,
     assetsUrl: `${API_PREFIX}/docs/assets`,
@@ -107,12 +109,21 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       log.info({ email: config.ADMIN_EMAIL, result }, 'administrator seeded');
     },
     http: (ctx) => ({
+      // proxied requests skip express (same headers, gate and answers); express serves the rest
+      rawRequests: rawProxyPath({
+        compiled: routes,
+        limited: abuseLimitTable(config),
+        corsOrigins: config.CORS_ORIGINS,
+        session: depsOf(ctx),
+        proxy,
+        log,
+      }),
       trustProxy: config.TRUST_PROXY,
       appMiddleware: [securityHeaders(), corsFor(config.CORS_ORIGINS), docsShortcut()],
       authenticate: authenticateSession(depsOf(ctx)),
       beforeBody: (router) => {
         router.use(abuseLimits(config, limitCounts, log));
-        router.use(routeGate(compileRouteTable(ROUTE_TABLE)));
+        router.use(routeGate(routes));
         router.use(proxy.middleware);
       },
     }),

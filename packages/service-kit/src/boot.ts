@@ -42,7 +42,7 @@ export interface StartServiceOptions<C extends BaseConfig, P extends PrismaLike>
   /** Background workers (sweeps, retries); each returns a stop function. */
   workers?: (ctx: ServiceContext<C, P>) => { name: string; stop: () => Promise<void> }[];
   /** Extra HTTP wiring (the gateway's session check, CORS, proxy); see ServiceOptions. */
-  http?: (ctx: ServiceContext<C, P>) => Pick<ServiceOptions, 'authenticate' | 'appMiddleware' | 'beforeBody' | 'bodyLimit' | 'routeBodyLimits' | 'trustProxy'>;
+  http?: (ctx: ServiceContext<C, P>) => Pick<ServiceOptions, 'authenticate' | 'appMiddleware' | 'beforeBody' | 'bodyLimit' | 'routeBodyLimits' | 'trustProxy' | 'rawRequests'>;
   /** Runs after migrations, before the HTTP server opens (e.g. seeding). */
   beforeListen?: (ctx: ServiceContext<C, P>) => Promise<void>;
   host?: string;

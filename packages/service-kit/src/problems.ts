@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Problem } from '@pasar/contracts';
@@ -61,6 +63,24 @@ export function problemBody(status: number, code: string, detail: string | undef
 export function sendProblem(res: Response, status: number, code: string, detail?: string, errors?: Problem['errors']): void {
   const requestId = res.locals.requestId as string | undefined;
   res.status(status).type('application/problem+json').send(JSON.stringify(problemBody(status, code, detail, requestId, errors)));
+}
+
+/**
+ * `sendProblem` for a response outside express (the gateway's proxied path), with the same
+ * headers express's `send` gives it: the content type with its charset, the length and a weak ETag.
+ */
+export function writeProblem(res: ServerResponse, method: string | undefined, status: number, code: string, detail: string | undefined, requestId: string | undefined): void {
+  const body = Buffer.from(JSON.stringify(problemBody(status, code, detail, requestId)));
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+  res.setHeader('Content-Length', String(body.length));
+  res.setHeader('ETag', weakEtag(body));
+  res.end(method === 'HEAD' ? undefined : body);
+}
+
+/** Express's default (weak) ETag of a non-empty body: its length in hex and the start of its SHA-1. */
+function weakEtag(body: Buffer): string {
+  return `W/"${body.length.toString(16)}-${createHash('sha1').update(body).digest('base64').slice(0, 27)}"`;
 }
 
 export function zodIssues(err: z.ZodError): NonNullable<Problem['errors']> {

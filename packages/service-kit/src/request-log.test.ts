@@ -1,9 +1,11 @@
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import express from 'express';
+import pino from 'pino';
 import { createLogger } from './logger';
-import { requestLogger, requestLogLevel } from './request-log';
+import { requestLineLogger, requestLogger, requestLogLevel } from './request-log';
 
 /** Every line logged, parsed. */
 class CapturedLog extends Writable {
@@ -84,6 +86,61 @@ describe('request log', () => {
       expect(lines[0]).toMatchObject({ reqId: 'req-1', why: 'test' });
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('requestLineLogger', () => {
+  test('writes the very line pino writes for the same fields (level, time, bindings, fields, msg)', async () => {
+    const direct = new CapturedLog();
+    const viaPino = new CapturedLog();
+    const child = (stream: CapturedLog) => createLogger('test', 'info', stream).child({ extra: 'bound' });
+    const line = requestLineLogger(child(direct));
+    const server = createServer((req, res) => {
+      line(req, res, () => 'req-9');
+      res.statusCode = req.url?.startsWith('/missing') ? 404 : 200;
+      res.end('x');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await (await fetch(`${url}/ok?vcode=secret-value&page=1`)).text();
+      await (await fetch(`${url}/missing`)).text();
+      for (let i = 0; i < 100 && direct.lines.length < 2; i += 1) await new Promise((r) => setTimeout(r, 10));
+      expect(direct.lines).toHaveLength(2);
+      const remoteAddress = (direct.lines[0].req as { remoteAddress: string }).remoteAddress;
+      const expected = child(viaPino);
+      expected.info({ reqId: 'req-9', req: { method: 'GET', url: '/ok?vcode=[Redacted]&page=1', remoteAddress }, res: { statusCode: 200 }, responseTime: direct.lines[0].responseTime }, 'request completed');
+      expected.warn({ reqId: 'req-9', req: { method: 'GET', url: '/missing', remoteAddress }, res: { statusCode: 404 }, responseTime: direct.lines[1].responseTime }, 'request completed');
+      const withoutTime = (lines: Record<string, unknown>[]) => lines.map(({ time, ...rest }) => ({ ...rest, hasTime: typeof time === 'number' }));
+      expect(withoutTime(direct.lines)).toEqual(withoutTime(viaPino.lines));
+      expect(Object.keys(direct.lines[0])).toEqual(Object.keys(viaPino.lines[0]));
+      expect(JSON.stringify(direct.lines)).not.toContain('secret-value');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  test.each([
+    ['a mixin', { mixin: () => ({ mixed: true }) }, { mixed: true }],
+    ['a log formatter', { formatters: { log: (o: Record<string, unknown>) => ({ ...o, formatted: true }) } }, { formatted: true }],
+    ['a req serializer', { serializers: { req: (r: { method: string }) => ({ only: r.method }) } }, { req: { only: 'GET' } }],
+  ])('a logger it cannot write for exactly (%s) still gets the line, through pino', async (_case, options, expected) => {
+    const log = new CapturedLog();
+    const line = requestLineLogger(pino({ level: 'info', ...options }, log));
+    const server = createServer((req, res) => {
+      line(req, res, () => 'req-m');
+      res.end('x');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      await (await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/a`)).text();
+      for (let i = 0; i < 100 && log.lines.length < 1; i += 1) await new Promise((r) => setTimeout(r, 10));
+      expect(log.lines[0]).toMatchObject({ ...expected, reqId: 'req-m', msg: 'request completed' });
+    } finally {
+      await new Promise((r) => server.close(r));
     }
   });
 });

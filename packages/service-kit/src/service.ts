@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
@@ -7,7 +7,7 @@ import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { rejectMalformedUrl, rejectUnacceptableText, verifyJsonDepth } from './body';
 import { IDENTITY_HEADERS, verifyIdentityHeaders, type Identity } from './identity';
 import { sendProblem, problemHandler } from './problems';
-import { requestLogger } from './request-log';
+import { requestLineLogger, requestLogger } from './request-log';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -55,6 +55,31 @@ export interface ServiceOptions {
    * gateway, whose app faces the internet). /healthz is served by both.
    */
   opsEndpoints?: 'public' | 'internal';
+  /**
+   * Requests served without express (the gateway's proxied routes): the node server offers every
+   * request to this handler first; it answers what it takes (returns true) and leaves the rest
+   * (false) to the app. `kit.track` gives a taken request the app's metric and log line.
+   */
+  rawRequests?: (kit: RawRequestKit) => RawRequestHandler;
+}
+
+/** Answers a request outside express and returns true, or returns false (untouched) for the app to serve it. */
+export type RawRequestHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+export interface RawRequestKit {
+  /**
+   * Call first for a request served outside express: observes it in `http_request_duration_seconds`
+   * and writes its request log line, as the app does for its own requests. The request id and
+   * the route label are read when the response ends.
+   */
+  track(req: IncomingMessage, res: ServerResponse, ends: { requestId: () => string; route: () => string }): void;
+}
+
+/** The request id a caller may give (`x-pasar-request-id` or `x-request-id`, word characters and dashes, up to 100), else a new one. */
+export function requestIdFrom(headers: IncomingHttpHeaders): string {
+  const given = headers[IDENTITY_HEADERS.requestId] ?? headers['x-request-id'];
+  const header = Array.isArray(given) ? given.join(', ') : given;
+  return header && /^[\w-]{1,100}$/.test(header) ? header : randomUUID();
 }
 
 export interface Service {
@@ -105,8 +130,7 @@ export function createService(options: ServiceOptions): Service {
   });
 
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const header = req.get(IDENTITY_HEADERS.requestId) ?? req.get('x-request-id');
-    req.requestId = header && /^[\w-]{1,100}$/.test(header) ? header : randomUUID();
+    req.requestId = requestIdFrom(req.headers);
     res.locals.requestId = req.requestId;
     res.setHeader('x-request-id', req.requestId);
     const end = duration.startTimer();
@@ -119,6 +143,15 @@ export function createService(options: ServiceOptions): Service {
     next();
   });
   app.use(requestLogger(options.log, (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics'));
+  const requestLine = requestLineLogger(options.log);
+  const raw = options.rawRequests?.({
+    track(req, res, ends) {
+      const end = duration.startTimer();
+      res.once('finish', () => end({ method: req.method, route: ends.route(), status: String(res.statusCode) }));
+      requestLine(req, res, ends.requestId);
+    },
+  });
+  const handler: RequestListener = raw ? (req, res) => void (raw(req, res) || app(req, res)) : app;
 
   app.use(rejectMalformedUrl);
   for (const middleware of options.appMiddleware ?? []) app.use(middleware);
@@ -203,7 +236,7 @@ export function createService(options: ServiceOptions): Service {
     app,
     opsApp,
     metrics,
-    listen: (port, host = '127.0.0.1') => listen(app, port, host),
+    listen: (port, host = '127.0.0.1') => listen(handler, port, host),
     listenOps: (port, host = '127.0.0.1') => listen(opsApp, port, host),
   };
 }
@@ -215,9 +248,9 @@ export function pathMatcher(paths: string[]): (path: string) => boolean {
   return (path) => exact.has(path) || prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
-export function listen(app: Express, port: number, host = '127.0.0.1'): Promise<RunningServer> {
+export function listen(handler: RequestListener, port: number, host = '127.0.0.1'): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(handler).listen(port, host);
     server.keepAliveTimeout = 65_000;
     server.once('error', reject);
     server.once('listening', () => {

@@ -4,13 +4,22 @@ import { SESSION_COOKIE, clearedCookieOptions, sessionCookieOptions } from './ru
 
 /** The session cookie's value, if the request carries one. */
 export function readSessionToken(req: Request): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  return parse(header)[SESSION_COOKIE];
+  return sessionTokenOf(req.headers.cookie);
+}
+
+/** The session cookie's value in a Cookie header, if any. */
+export function sessionTokenOf(cookieHeader: string | undefined): string | undefined {
+  if (!cookieHeader) return undefined;
+  return parse(cookieHeader)[SESSION_COOKIE];
+}
+
+/** The Set-Cookie value of a session cookie. */
+export function sessionCookie(production: boolean, token: string, expiresAt: Date, now: Date): string {
+  return serialize(SESSION_COOKIE, token, sessionCookieOptions(production, expiresAt, now));
 }
 
 export function setSessionCookie(res: Response, production: boolean, token: string, expiresAt: Date, now: Date): void {
-  res.append('Set-Cookie', serialize(SESSION_COOKIE, token, sessionCookieOptions(production, expiresAt, now)));
+  res.append('Set-Cookie', sessionCookie(production, token, expiresAt, now));
 }
 
 export function clearSessionCookie(res: Response, production: boolean): void {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { API_PREFIX } from '@pasar/service-kit';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
@@ -7,6 +8,8 @@ import helmet from 'helmet';
  * CORS for the configured browser origins only (credentials allowed, preflight cached for
  * 10 minutes); other origins get no CORS headers.
  */
+const EXPOSED_HEADERS = ['x-request-id', 'location', 'retry-after'];
+
 export function corsFor(origins: string[]): RequestHandler {
   const allowed = new Set(origins);
   return cors({
@@ -14,18 +17,37 @@ export function corsFor(origins: string[]): RequestHandler {
     credentials: true,
     maxAge: 600,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    exposedHeaders: ['x-request-id', 'location', 'retry-after'],
+    exposedHeaders: EXPOSED_HEADERS,
   });
+}
+
+/**
+ * `corsFor`'s headers on an actual (not preflight) request, for the proxied path outside express:
+ * a configured origin gets itself allowed with credentials and the exposed headers; others get none.
+ */
+export function corsHeadersFor(origins: string[]): (res: ServerResponse, origin: string | undefined) => void {
+  const allowed = new Set(origins);
+  const exposed = EXPOSED_HEADERS.join(',');
+  return (res, origin) => {
+    if (origin === undefined || !allowed.has(origin)) return;
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Vary', 'Origin');
+    res.setHeader('Access-Control-Allow-Credentials', 'true');
+    res.setHeader('Access-Control-Expose-Headers', exposed);
+  };
 }
 
 /**
  * helmet's headers everywhere. JSON answers get the strictest CSP (they load nothing); the API
  * reference page may run its own scripts and styles from the gateway.
  */
-export function securityHeaders(): RequestHandler {
-  const strict = helmet({
+const strictHelmet = () =>
+  helmet({
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
   });
+
+export function securityHeaders(): RequestHandler {
+  const strict = strictHelmet();
   const docs = helmet({
     contentSecurityPolicy: {
       directives: {
@@ -41,4 +63,23 @@ export function securityHeaders(): RequestHandler {
   });
   const docsPath = `${API_PREFIX}/docs`;
   return (req, res, next) => (req.path === docsPath || req.path.startsWith(`${docsPath}/`) ? docs : strict)(req, res, next);
+}
+
+/**
+ * The headers the strict helmet sets on a JSON answer, taken once from helmet itself (it sets the
+ * same ones on every request), for the proxied path outside express.
+ */
+export function strictSecurityHeaders(): readonly (readonly [string, string])[] {
+  const headers = new Map<string, string>();
+  const recorder = {
+    setHeader: (name: string, value: unknown) => headers.set(name, String(value)),
+    removeHeader: (name: string) => headers.delete(name),
+    getHeader: (name: string) => headers.get(name),
+  };
+  let done = false;
+  strictHelmet()({} as never, recorder as never, () => {
+    done = true;
+  });
+  if (!done) throw new Error('helmet did not set its headers synchronously');
+  return [...headers];
 }

@@ -1,7 +1,8 @@
-import { Agent } from 'node:http';
+import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { sendProblem, signIdentityHeaders } from '@pasar/service-kit';
-import type { Request, RequestHandler, Response } from 'express';
+import { parse as parseUrl } from 'node:url';
+import { signIdentityHeaders, writeProblem, type Identity } from '@pasar/service-kit';
+import type { RequestHandler } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
@@ -26,17 +27,32 @@ type ProxyConfig = Pick<
 export interface UpstreamProxy {
   /** Mount after the route gate: proxies what the table sends upstream, passes the rest on. */
   middleware: RequestHandler;
+  /**
+   * Sends a request that passed the gate to an instance of `upstream`, signed for `identity`;
+   * `req.url` is the path as received (/api/v1/...). Failures answer 502/503/504 problem+json.
+   */
+  forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, identity: Identity | null, requestId: string): void;
   /** Closes the pooled upstream sockets. */
   close(): void;
 }
 
+/** A request on its way upstream: where it went, and whether it was already sent again elsewhere. */
+interface InFlight {
+  upstream: Upstream;
+  url: string;
+  requestId: string;
+  retried: boolean;
+}
+
 /**
- * Forwards requests to the domain services with http-proxy-middleware over a keep-alive agent.
- * The body is streamed untouched (nothing parses it before); the path is kept as is
- * (/api/v1/...); identity travels in signed headers only.
+ * Forwards requests to the domain services with http-proxy-middleware over a keep-alive agent:
+ * one proxy per instance (a fixed target; the instance is picked before, round robin over those
+ * that answer). The body is streamed untouched (nothing parses it before); the path is kept as
+ * is (/api/v1/...); identity travels in signed headers only.
  */
 export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamProxy {
-  const agent = new Agent({ keepAlive: true, maxSockets: config.UPSTREAM_MAX_SOCKETS, maxFreeSockets: 64, timeout: 60_000 });
+  // as many idle sockets kept as may be open: a burst does not close and reopen connections
+  const agent = new Agent({ keepAlive: true, maxSockets: config.UPSTREAM_MAX_SOCKETS, maxFreeSockets: config.UPSTREAM_MAX_SOCKETS, timeout: 60_000 });
   const poolOptions = { retryDownAfterMs: config.UPSTREAM_RETRY_DOWN_AFTER_MS };
   const pools: Record<Upstream, UpstreamPool> = {
     checkout: new UpstreamPool('checkout', config.CHECKOUT_URL, poolOptions),
@@ -45,24 +61,24 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
     admin: new UpstreamPool('admin', config.ADMIN_URL, poolOptions),
   };
   const probe = startHealthProbe(Object.values(pools), { intervalMs: config.UPSTREAM_HEALTH_INTERVAL_MS, timeoutMs: 2_000 });
-  /** The instance each in-flight request went to, and whether it was already sent again elsewhere. */
-  const chosen = new WeakMap<Request, { url: string; retried: boolean }>();
+  const inFlight = new WeakMap<IncomingMessage, InFlight>();
 
-  const proxyFor = (upstream: Upstream) =>
-    createProxyMiddleware<Request, Response>({
-      target: pools[upstream].urls[0],
-      router: (req) => {
-        const url = pools[upstream].pick();
-        chosen.set(req, { url, retried: chosen.get(req)?.retried ?? false });
-        return url;
-      },
+  const fail = (req: IncomingMessage, res: ServerResponse | Socket, status: number, code: string, detail: string) => {
+    if (!isResponse(res)) return void res.destroy();
+    if (res.headersSent) return void res.destroy();
+    writeProblem(res, req.method, status, code, detail, inFlight.get(req)?.requestId);
+  };
+
+  const proxyTo = (url: string) =>
+    createProxyMiddleware<IncomingMessage, ServerResponse>({
+      target: parseUrl(url), // parsed once here, not by http-proxy for every request
       agent,
       changeOrigin: true,
       xfwd: true,
       // the default plugins without the logger plugin, which formats a line (parsing a URL) for every
       // proxied response even with no logger; failures are logged by the error handler below
       ejectPlugins: true,
-      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin] as Plugin[] as unknown as Plugin<Request, Response>[],
+      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin] as Plugin[] as unknown as Plugin<IncomingMessage, ServerResponse>[],
       on: {
         proxyReq: (proxyReq) => {
           proxyReq.setTimeout(config.UPSTREAM_TIMEOUT_MS, () => {
@@ -71,47 +87,55 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
           });
         },
         proxyRes: (_proxyRes, req) => {
-          const instance = chosen.get(req);
-          if (instance) pools[upstream].markUp(instance.url);
+          const sent = inFlight.get(req);
+          if (sent) pools[sent.upstream].markUp(sent.url);
         },
         error: (err, req, res) => {
           const code = (err as NodeJS.ErrnoException).code;
-          const instance = chosen.get(req);
-          if (instance && isInstanceAway(code, UPSTREAM_TIMEOUT_CODE)) pools[upstream].markDown(instance.url);
+          const sent = inFlight.get(req);
+          if (!sent) return fail(req, res, 502, 'bad_gateway', 'the service gave no valid answer');
+          const pool = pools[sent.upstream];
+          if (isInstanceAway(code, UPSTREAM_TIMEOUT_CODE)) pool.markDown(sent.url);
           // a refused connection never reached the instance: a request without a body goes to the next one, once
-          if (instance && !instance.retried && pools[upstream].urls.length > 1 && mayRetryElsewhere(code, req.method) && isResponse(res) && !res.headersSent) {
-            instance.retried = true;
-            void proxies[upstream](req, res, () => sendProblem(res, 503, 'service_unavailable', `the ${upstream} service is not reachable; try again`));
-            return;
+          if (!sent.retried && pool.urls.length > 1 && mayRetryElsewhere(code, req.method ?? '') && isResponse(res) && !res.headersSent) {
+            sent.retried = true;
+            return send(req, res, sent);
           }
-          const failure = classifyProxyError(code, upstream);
-          log.warn({ err: err.message, code, upstream, path: req.url, requestId: req.requestId }, 'proxy to upstream failed');
-          if (!isResponse(res)) return res.destroy();
-          if (res.headersSent) return void res.destroy();
-          sendProblem(res, failure.status, failure.code, failure.detail);
+          const failure = classifyProxyError(code, sent.upstream);
+          log.warn({ err: err.message, code, upstream: sent.upstream, path: req.url, requestId: sent.requestId }, 'proxy to upstream failed');
+          fail(req, res, failure.status, failure.code, failure.detail);
         },
       },
     });
+  const instances = new Map<string, ReturnType<typeof proxyTo>>();
+  for (const pool of Object.values(pools)) for (const url of pool.urls) if (!instances.has(url)) instances.set(url, proxyTo(url));
 
-  const proxies: Record<Upstream, ReturnType<typeof proxyFor>> = {
-    checkout: proxyFor('checkout'),
-    b2b: proxyFor('b2b'),
-    vendor: proxyFor('vendor'),
-    admin: proxyFor('admin'),
+  /** To the next instance of the request's upstream that answers. */
+  function send(req: IncomingMessage, res: ServerResponse, sent: InFlight): void {
+    sent.url = pools[sent.upstream].pick();
+    const proxy = instances.get(sent.url) as ReturnType<typeof proxyTo>;
+    void proxy(req, res, () => fail(req, res, 502, 'bad_gateway', `the ${sent.upstream} service gave no valid answer`));
+  }
+
+  const forward: UpstreamProxy['forward'] = (req, res, upstream, identity, requestId) => {
+    const path = req.url ?? '/';
+    // the signature covers the method and the path exactly as forwarded (the upstream's req.originalUrl)
+    const signed = signIdentityHeaders(config.IDENTITY_SECRET, { method: req.method ?? 'GET', path }, identity, requestId);
+    req.headers = forwardHeaders(req.headers, signed, requestId);
+    const sent: InFlight = { upstream, url: '', requestId, retried: false };
+    inFlight.set(req, sent);
+    send(req, res, sent);
   };
 
   const middleware: RequestHandler = (req, res, next) => {
     const route = routeOf(res);
     if (!route || route.to === 'gateway') return next();
-    // the signature covers the method and the path exactly as forwarded (the upstream's req.originalUrl)
-    const signed = signIdentityHeaders(config.IDENTITY_SECRET, { method: req.method, path: req.originalUrl }, req.identity, req.requestId);
-    req.headers = forwardHeaders(req.headers, signed, req.requestId);
     req.url = req.originalUrl; // keep /api/v1/... (express strips the mount path)
-    void proxies[route.to](req, res, next);
+    forward(req, res, route.to, req.identity, req.requestId);
   };
-
   return {
     middleware,
+    forward,
     close: () => {
       probe.stop();
       agent.destroy();
@@ -119,6 +143,6 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
   };
 }
 
-function isResponse(res: Response | Socket): res is Response {
-  return typeof (res as Response).writeHead === 'function';
+function isResponse(res: ServerResponse | Socket): res is ServerResponse {
+  return typeof (res as ServerResponse).writeHead === 'function';
 }

@@ -48,13 +48,16 @@ export function decideAccess(access: RouteAccess, caller: { role: Role } | null)
  * speak for the caller) and without the session cookie, plus the signed identity headers.
  */
 export function forwardHeaders(incoming: IncomingHttpHeaders, signed: Record<string, string>, requestId: string): IncomingHttpHeaders {
+  // one pass, no intermediate copies: this runs for every proxied request
   const headers: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(incoming)) {
+  for (const name in incoming) {
     const lower = name.toLowerCase();
     if (lower.startsWith('x-pasar-') || lower === 'cookie') continue;
-    headers[lower] = value;
+    headers[lower] = incoming[name];
   }
-  return { ...headers, ...signed, 'x-request-id': requestId };
+  Object.assign(headers, signed);
+  headers['x-request-id'] = requestId;
+  return headers;
 }
 
 export type ProxyFailure = { status: 502 | 503 | 504; code: string; detail: string };

@@ -1,0 +1,96 @@
+import { API_PREFIX, isMalformedUrl, requestIdFrom, writeProblem, type RawRequestHandler, type RawRequestKit } from '@pasar/service-kit';
+import type { Logger } from 'pino';
+import { callerOf } from '../auth/middleware';
+import type { SessionDeps } from '../auth/sessions';
+import { normalisedPath } from '../http/abuse-limits';
+import { corsHeadersFor, strictSecurityHeaders } from '../http/security';
+import type { UpstreamProxy } from './proxy';
+import type { GatewayRoute, Upstream } from './route-table';
+import { decideAccess, matchRoute } from './rules';
+
+/** A route the gateway proxies to a domain service. */
+export type ProxiedRoute = GatewayRoute & { to: Upstream };
+
+const API_ROOT = `${API_PREFIX}/`;
+
+/**
+ * The proxied route a request goes down without express, or undefined when express serves it as
+ * before: the gateway's own routes, paths no route serves (404), a URL express refuses (malformed,
+ * not in the plain /api/v1/ form), CORS preflights (OPTIONS), and the rate-limited endpoints.
+ */
+export function rawRouteOf(
+  method: string | undefined,
+  url: string | undefined,
+  compiled: readonly GatewayRoute[],
+  limited: readonly { method: string; path: string }[],
+): ProxiedRoute | undefined {
+  if (!method || method === 'OPTIONS' || !url?.startsWith(API_ROOT) || url.includes('#')) return undefined;
+  const query = url.indexOf('?');
+  const path = url.slice(API_PREFIX.length, query === -1 ? undefined : query);
+  const route = matchRoute(compiled, path);
+  if (!route || route.to === 'gateway') return undefined;
+  if (isMalformedUrl(url)) return undefined;
+  if (limited.length > 0) {
+    const normalised = normalisedPath(path);
+    if (limited.some((entry) => entry.method === method && entry.path === normalised)) return undefined;
+  }
+  return route as ProxiedRoute;
+}
+
+export interface RawPathDeps {
+  compiled: readonly GatewayRoute[];
+  /** The rate-limited endpoints (method, path under /api/v1): express applies their limits. */
+  limited: readonly { method: string; path: string }[];
+  corsOrigins: string[];
+  session: SessionDeps & { production: boolean };
+  proxy: UpstreamProxy;
+  log: Logger;
+}
+
+/**
+ * The proxied path: requests to a domain service never enter express. What the express stack did
+ * for them is done here once, with what could be computed ahead computed at start: the request
+ * id, the request metric and log line, helmet's headers, CORS, the session (through its cache),
+ * the route gate (401/403 problem+json) and the signed forward. Everything else goes to express.
+ */
+export function rawProxyPath(deps: RawPathDeps): (kit: RawRequestKit) => RawRequestHandler {
+  const security = strictSecurityHeaders();
+  const cors = corsHeadersFor(deps.corsOrigins);
+  const labels = new Map(deps.compiled.map((route) => [route, `${API_PREFIX}${route.prefix}`]));
+  return (kit) => (req, res) => {
+    const route = rawRouteOf(req.method, req.url, deps.compiled, deps.limited);
+    if (!route) return false;
+    const requestId = requestIdFrom(req.headers);
+    // what express's problemHandler does with an error nobody expected: log it, answer 500
+    const unexpected = (err: unknown) => {
+      deps.log.error({ reqId: requestId, err }, 'unhandled error');
+      if (res.headersSent) return void res.destroy();
+      writeProblem(res, req.method, 500, 'internal_error', 'something went wrong on our side', requestId);
+    };
+    try {
+      const label = labels.get(route) as string;
+      kit.track(req, res, { requestId: () => requestId, route: () => label });
+      res.setHeader('x-request-id', requestId);
+      for (const [name, value] of security) res.setHeader(name, value);
+      cors(res, req.headers.origin);
+      callerOf(deps.session, req.headers.cookie)
+        .then(
+          (caller) => {
+            if (caller.renewedCookie) res.setHeader('Set-Cookie', caller.renewedCookie);
+            const decision = decideAccess(route.access, caller.identity);
+            if (decision === 'unauthenticated') return writeProblem(res, req.method, 401, 'unauthenticated', 'sign in first', requestId);
+            if (decision === 'forbidden') return writeProblem(res, req.method, 403, 'forbidden', `this needs the ${route.access} role`, requestId);
+            deps.proxy.forward(req, res, route.to, caller.identity, requestId);
+          },
+          (err: unknown) => {
+            deps.log.error({ reqId: requestId, err }, 'could not resolve the session');
+            writeProblem(res, req.method, 503, 'service_unavailable', 'sessions cannot be checked right now; try again', requestId);
+          },
+        )
+        .catch(unexpected);
+    } catch (err) {
+      unexpected(err);
+    }
+    return true;
+  };
+}
