@@ -275,7 +275,7 @@ export async function priceOrder(db: Db, input: PlaceOrderInput, catalogRead?: C
 export async function writeOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
   const { input, lines } = priced;
   const order = await insertOrder(tx, priced);
-  if (!order) throw new Error('the order statement wrote nothing'); // cannot happen without a stock gate
+  if (!order) throw new Error('the order statement wrote nothing'); // cannot happen: its gate always answers a row
 
   // The contended rows, last, so their locks are held only until the commit that follows, and
   // always in this order (as the expiry release takes them): stock rows, voucher, points, KOL code.

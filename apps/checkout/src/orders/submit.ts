@@ -75,7 +75,7 @@ async function orderOfEarlier(prisma: PrismaClient, earlier: EarlierRequest | un
   return prisma.order.findUnique({ where: { id: earlier.id } });
 }
 
-/** How a prepared order is written: in the order transaction, or by one statement on its own (writeSingleStatementOrder). */
+/** How a prepared order is written: in the order transaction, or on its own (a plain order through the order batcher, placePlainOrder). */
 export type Placement = ((tx: Tx) => Promise<Order>) | { alone: () => Promise<Order> };
 
 /**
