@@ -17,5 +17,6 @@ export { assertNoDrift, checkDrift } from './drift';
 export type { CheckDriftOptions, DriftProblem, DriftProblemKind } from './drift';
 export { DEFAULT_TEST_DATABASE_URL, createTestSchema } from './testing';
 export type { TestSchema } from './testing';
+export { isConnectionFailure, sqlStateOf } from './errors';
 export { lockKey } from './locks';
 export type { RawTx } from './locks';

@@ -110,3 +110,42 @@ test('carts that list the same rows in opposite orders never deadlock (rows are 
   expect(await stockOf(prisma, first.id)).toBe(960);
   expect((await prisma.productVariant.findUniqueOrThrow({ where: { id: second.variants[0].id } })).stock).toBe(960);
 });
+
+test('the same Idempotency-Key submitted 10 times at once places one order and answers it to every request', async () => {
+  const product = await hotProduct(100);
+  const [{ customerId, addressId }] = await customers(1);
+  const body = { addressId, items: [{ productId: product.id, quantity: 2 }] };
+  const orders = await Promise.all(Array.from({ length: 10 }, () => submitOrder(deps, customerId, body, { idempotencyKey: 'pay-once' })));
+  expect(new Set(orders.map((o) => o.id)).size).toBe(1);
+  expect(await prisma.order.count({ where: { customerId } })).toBe(1);
+  expect(await stockOf(prisma, product.id)).toBe(98);
+  // and a replay after the fact answers the same order
+  expect((await submitOrder(deps, customerId, body, { idempotencyKey: 'pay-once' })).id).toBe(orders[0].id);
+});
+
+test('plain multi-line orders over 10 products from 100 buyers at once each take exactly their units', async () => {
+  const storeId = await seedStore(prisma);
+  await seedShippingMethod(prisma, storeId, { rateConfig: { rate: 5 } });
+  const products = await Promise.all(Array.from({ length: 10 }, () => seedProduct(prisma, { storeId, stock: 15 })));
+  const buyers = await customers(100);
+  const { placed, refused } = await race(
+    buyers.map(({ customerId, addressId }, i) => () =>
+      submitOrder(deps, customerId, {
+        addressId,
+        items: [
+          { productId: products[i % 10].id, quantity: 1 },
+          { productId: products[(i + 1) % 10].id, quantity: 1 },
+        ],
+      }),
+    ),
+  );
+  // every product is in 20 carts for 15 units: whatever the order of arrival, no row goes below 0
+  const stocks = await Promise.all(products.map((p) => stockOf(prisma, p.id)));
+  const sold = await Promise.all(products.map((p) => prisma.orderItem.aggregate({ where: { productId: p.id }, _sum: { quantity: true } })));
+  stocks.forEach((stock, i) => {
+    expect(stock).toBeGreaterThanOrEqual(0);
+    expect(stock + (sold[i]._sum.quantity ?? 0)).toBe(15);
+  });
+  expect(placed + (refused.insufficient_stock ?? 0)).toBe(100);
+  expect(await prisma.order.count({ where: { items: { some: { productId: { in: products.map((p) => p.id) } } } } })).toBe(placed);
+});

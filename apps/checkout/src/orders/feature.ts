@@ -1,7 +1,9 @@
+import { sqlPoolOf } from '@pasar/db';
 import type { CheckoutFeature } from '../feature';
 import { loyaltyRoutes } from '../loyalty/routes';
 import { promotionRoutes } from '../promotions/routes';
 import { orderDetailsResponder } from './b2b-submit';
+import { orderBatcherOf } from './order-batch';
 import { orderRoutes } from './routes';
 
 /**
@@ -16,4 +18,6 @@ export const ordersFeature: CheckoutFeature = {
     orderRoutes(router, { prisma, config, bus, log });
   },
   rpc: ({ bus, prisma }) => [orderDetailsResponder(bus, prisma)],
+  // on stop: orders still queued for the batcher answer 503, the batch in flight finishes
+  workers: ({ prisma }) => [{ name: 'order-batcher', stop: () => orderBatcherOf(sqlPoolOf(prisma)).stop() }],
 };

@@ -6,6 +6,7 @@ import { chooseVariant, effectiveUnitPrice, VARIANT_PROBLEMS } from '../catalog/
 import { Prisma, type Order, type Product, type ProductVariant, type ShippingMethodReplica } from '../generated/prisma/client';
 import { redeemPoints } from '../loyalty/ledger';
 import { activeKolCode, applicableVoucher, countKolCodeUse, countVoucherUse, type Db } from '../promotions/promotions';
+import type { BatchEntry, OrderBatcher } from './order-batch';
 import { amountTooLarge, chooseShipping, linesInLockOrder, planOrder, shippingAddressOf, shippingColumns, shortOrderId, type LineRequest, type OrderPlan } from './rules';
 
 type Tx = Prisma.TransactionClient;
@@ -43,12 +44,12 @@ type CatalogProduct = Pick<Product, 'id' | 'storeId' | 'categoryId' | 'name' | '
 type CatalogMethod = Pick<ShippingMethodReplica, 'id' | 'storeId' | 'type' | 'rateConfig' | 'isActive'>;
 
 /** What an order reads of the catalog: the products of the cart and the shipping methods of their stores. */
-interface Catalog {
+export interface Catalog {
   products: ReadonlyMap<string, CatalogProduct>;
   methods: readonly CatalogMethod[];
 }
 
-interface CatalogRow {
+export interface CatalogRow {
   id: string;
   storeId: string;
   categoryId: string | null;
@@ -66,16 +67,28 @@ interface CatalogRow {
 
 const decimalOrNull = (value: string | null) => (value === null ? null : new Prisma.Decimal(value));
 
+/**
+ * The json of one cart product row (alias `p`): its variants and the shipping methods of its
+ * store. Plain SQL text: readCatalog runs it through Prisma, the submit's one read (submit.ts)
+ * as a prepared statement on the pg pool.
+ */
+export const CATALOG_ROW_JSON = `json_build_object('id', p.id, 'storeId', p.store_id, 'categoryId', p.category_id, 'name', p.name,
+      'status', p.status::text, 'basePrice', p.base_price::text, 'weightKg', p.weight_kg::text, 'lengthCm', p.length_cm::text,
+      'widthCm', p.width_cm::text, 'heightCm', p.height_cm::text, 'stock', p.stock,
+      'variants', COALESCE((SELECT json_agg(json_build_object('id', v.id, 'name', v.name, 'priceOverride', v.price_override::text, 'stock', v.stock))
+        FROM product_variant v WHERE v.product_id = p.id), '[]'::json),
+      'methods', COALESCE((SELECT json_agg(json_build_object('id', m.id, 'storeId', m.store_id, 'type', m.type, 'rateConfig', m.rate_config, 'isActive', m.is_active))
+        FROM shipping_method_replica m WHERE m.store_id = p.store_id), '[]'::json))`;
+
 /** The cart's products with their variants and the shipping methods of their stores, in one query. */
 async function readCatalog(db: Db, productIds: readonly string[]): Promise<Catalog> {
-  const rows = await db.$queryRaw<CatalogRow[]>`
-    SELECT p.id, p.store_id AS "storeId", p.category_id AS "categoryId", p.name, p.status::text AS status, p.base_price::text AS "basePrice",
-      p.weight_kg::text AS "weightKg", p.length_cm::text AS "lengthCm", p.width_cm::text AS "widthCm", p.height_cm::text AS "heightCm", p.stock,
-      COALESCE((SELECT json_agg(json_build_object('id', v.id, 'name', v.name, 'priceOverride', v.price_override::text, 'stock', v.stock))
-        FROM product_variant v WHERE v.product_id = p.id), '[]'::json) AS variants,
-      COALESCE((SELECT json_agg(json_build_object('id', m.id, 'storeId', m.store_id, 'type', m.type, 'rateConfig', m.rate_config, 'isActive', m.is_active))
-        FROM shipping_method_replica m WHERE m.store_id = p.store_id), '[]'::json) AS methods
-    FROM product p WHERE p.id = ANY(${[...new Set(productIds)]}::uuid[])`;
+  const rows = await db.$queryRaw<{ row: CatalogRow }[]>`
+    SELECT ${Prisma.raw(CATALOG_ROW_JSON)} AS row FROM product p WHERE p.id = ANY(${[...new Set(productIds)]}::uuid[])`;
+  return catalogOf(rows.map((r) => r.row));
+}
+
+/** A catalog from its rows (CATALOG_ROW_JSON). */
+export function catalogOf(rows: readonly CatalogRow[]): Catalog {
   const methods = new Map<string, CatalogMethod>();
   for (const row of rows) for (const method of row.methods) methods.set(method.id, method);
   const products = rows.map((row): CatalogProduct => ({
@@ -224,11 +237,11 @@ export interface PricedOrder {
  * server-side, quotes shipping per store, checks the voucher, KOL code and points. Runs before the
  * order transaction so that the transaction is only its writes; what may have changed since
  * (stock, voucher uses, points, KOL code) is guarded by writeOrder's conditional updates.
- * Any refusal is a ProblemError.
+ * Any refusal is a ProblemError. `catalogRead`: the cart's catalog when the caller read it already.
  */
-export async function priceOrder(db: Db, input: PlaceOrderInput): Promise<PricedOrder> {
+export async function priceOrder(db: Db, input: PlaceOrderInput, catalogRead?: Catalog): Promise<PricedOrder> {
   const requested = linesInLockOrder(input.lines);
-  const catalog = await readCatalog(db, requested.map((l) => l.productId));
+  const catalog = catalogRead ?? (await readCatalog(db, requested.map((l) => l.productId)));
   const lines = priceLines(catalog.products, requested);
   const stores = storesOf(lines);
   if (input.singleStore && stores.length > 1) throw badRequest('multiple_stores', 'a cart may hold the products of one store only');
@@ -262,7 +275,7 @@ export async function priceOrder(db: Db, input: PlaceOrderInput): Promise<Priced
 export async function writeOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
   const { input, lines } = priced;
   const order = await insertOrder(tx, priced);
-  if (!order) throw new Error('the order statement wrote nothing'); // cannot happen without a stock gate
+  if (!order) throw new Error('the order statement wrote nothing'); // cannot happen: its gate always answers a row
 
   // The contended rows, last, so their locks are held only until the commit that follows, and
   // always in this order (as the expiry release takes them): stock rows, voucher, points, KOL code.
@@ -277,26 +290,98 @@ export async function writeOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
 }
 
 /**
- * An order that one statement can write without a transaction: one line (one stock row), no
- * voucher, no points and no KOL code (each of those is another conditional update).
+ * A plain order: no voucher, no points and no KOL code (each of those is another conditional
+ * update that keeps the transactional path). Any number of lines: the batch takes their stock.
  */
-export function isSingleStatementOrder(priced: PricedOrder): boolean {
-  return priced.lines.length === 1 && priced.voucherId === null && priced.kolCodeId === null && (priced.input.loyaltyPoints ?? 0) === 0;
+export function isPlainOrder(priced: PricedOrder): boolean {
+  return priced.voucherId === null && priced.kolCodeId === null && (priced.input.loyaltyPoints ?? 0) === 0;
 }
 
 /**
- * Writes such an order (isSingleStatementOrder) with ONE statement on its own (autocommit): it
- * takes the line's stock with a conditional update and, only if that took the units, inserts
- * everything writeOrder does. One round trip, and the stock row is locked only while that
- * statement runs, not across a network round trip to a COMMIT. 400 `insufficient_stock` when the
- * units are gone (nothing written).
+ * Places a plain order (isPlainOrder) through the service's order batcher: one call of
+ * `place_order_batch` with the other orders that queued meanwhile. Fresh ids on every call (a
+ * retry after a short-id collision). 400 `insufficient_stock` when its units were gone (nothing written).
  */
-export async function writeSingleStatementOrder(db: Db, priced: PricedOrder): Promise<Order> {
-  if (!isSingleStatementOrder(priced)) throw new Error('writeSingleStatementOrder needs a single-statement order');
-  const [line] = priced.lines;
-  const order = await insertOrder(db, priced, line);
-  if (!order) throw insufficientStock(line);
-  return order;
+export async function placePlainOrder(batcher: OrderBatcher, priced: PricedOrder): Promise<Order> {
+  if (!isPlainOrder(priced)) throw new Error('placePlainOrder needs a plain order');
+  const { order, entry } = await batchEntryOf(priced);
+  if ((await batcher.place(entry)) === 'placed') return order;
+  throw priced.lines.length === 1
+    ? insufficientStock(priced.lines[0])
+    : badRequest('insufficient_stock', 'not enough stock of a product of this order for the quantity asked');
+}
+
+/** The rows of a priced order as place_order_batch inserts them, and the order as a read of it would answer. */
+export async function batchEntryOf(priced: PricedOrder): Promise<{ order: Order; entry: BatchEntry }> {
+  const { plan, lines, shipping } = priced;
+  const order = orderRow(priced);
+  const subOrderIds = plan.subOrders.map(() => randomUUID());
+  const itemIds = lines.map(() => randomUUID());
+  const subOrderOf = (storeId: string) => subOrderIds[plan.subOrders.findIndex((s) => s.storeId === storeId)];
+  const [outbox] = await orderCreatedOutboxRows({ order, plan, lines, subOrderIds, itemIds, shipping }, priced.input.requestId);
+  const created = order.createdAt.toISOString();
+  const updated = order.updatedAt.toISOString();
+  const entry: BatchEntry = {
+    order: {
+      id: order.id,
+      short_id: order.shortId,
+      customer_id: order.customerId,
+      is_b2b: order.isB2b,
+      family_id: order.familyId,
+      buyer_tin: order.buyerTin,
+      admin_notes: order.adminNotes,
+      subtotal: order.subtotal.toFixed(2),
+      discount_total: order.discountTotal.toFixed(2),
+      shipping_total: order.shippingTotal.toFixed(2),
+      total: order.total.toFixed(2),
+      points_redeemed: order.pointsRedeemed,
+      voucher_id: order.voucherId,
+      kol_code_id: order.kolCodeId,
+      purchase_request_ids: order.purchaseRequestIds,
+      idempotency_key: order.idempotencyKey,
+      request_hash: order.requestHash,
+      ship_full_name: order.shipFullName,
+      ship_phone: order.shipPhone,
+      ship_address_line_1: order.shipAddressLine1,
+      ship_address_line_2: order.shipAddressLine2,
+      ship_city: order.shipCity,
+      ship_postcode: order.shipPostcode,
+      ship_state: order.shipState,
+      expires_at: order.expiresAt.toISOString(),
+      created_at: created,
+      updated_at: updated,
+    },
+    subOrders: plan.subOrders.map((sub, s) => ({
+      id: subOrderIds[s],
+      order_id: order.id,
+      store_id: sub.storeId,
+      shipping_method_id: shipping.get(sub.storeId)?.methodId ?? null,
+      subtotal: cents(sub.subtotal).toFixed(2),
+      discount: cents(sub.discount).toFixed(2),
+      shipping_fee: cents(sub.shippingFee).toFixed(2),
+      total: cents(sub.total).toFixed(2),
+      created_at: created,
+      updated_at: updated,
+    })),
+    items: lines.map((line, i) => ({
+      id: itemIds[i],
+      order_id: order.id,
+      sub_order_id: subOrderOf(line.product.storeId),
+      store_id: line.product.storeId,
+      product_id: line.productId,
+      variant_id: line.variantId,
+      product_name: line.product.name,
+      variant_name: line.variant?.name ?? null,
+      unit_price: cents(line.unitPrice).toFixed(2),
+      quantity: line.quantity,
+      line_total: cents(line.lineTotal).toFixed(2),
+      discount: cents(plan.lineDiscounts[i]).toFixed(2),
+      created_at: created,
+    })),
+    payment: { id: randomUUID(), order_id: order.id, amount: order.total.toFixed(2), created_at: updated, updated_at: updated },
+    outbox: { id: outbox.id, type: outbox.type, payload: outbox.payload, headers: outbox.headers },
+  };
+  return { order, entry };
 }
 
 /** Money as the Decimal(12,2) columns store it. */
@@ -349,24 +434,11 @@ async function orderCreatedOutboxRows(written: WrittenOrder, requestId: string |
 }
 
 /**
- * The first step of insertOrder's statement: a row when the order may be written. `null`: always
- * (the transaction takes the stock afterwards); a line: its stock taken by a conditional update,
- * no row (and so nothing written) when fewer units are left.
- */
-function stockGate(take: PricedLine | null): Prisma.Sql {
-  if (!take) return Prisma.sql`SELECT 1 AS one`;
-  return take.variant
-    ? Prisma.sql`UPDATE product_variant SET stock = stock - ${take.quantity}::int WHERE id = ${take.variant.id}::uuid AND stock >= ${take.quantity}::int RETURNING 1 AS one`
-    : Prisma.sql`UPDATE product SET stock = stock - ${take.quantity}::int WHERE id = ${take.product.id}::uuid AND stock >= ${take.quantity}::int RETURNING 1 AS one`;
-}
-
-/**
  * Inserts the order, its sub-orders, items, the pending payment and the `checkout.order.created`
- * outbox row with one statement (one round trip; the foreign keys are checked at its end). With
- * `take`, the same statement first takes that line's stock and writes nothing when it cannot
- * (answers null): the row lock is then held only while the statement runs.
+ * outbox row with one statement (one round trip; the foreign keys are checked at its end), in the
+ * order transaction (writeOrder takes the stock afterwards).
  */
-async function insertOrder(db: Db, priced: PricedOrder, take: PricedLine | null = null): Promise<Order | null> {
+async function insertOrder(db: Db, priced: PricedOrder): Promise<Order | null> {
   const { plan, lines, shipping } = priced;
   const order = orderRow(priced);
   const subOrderIds = plan.subOrders.map(() => randomUUID());
@@ -375,7 +447,7 @@ async function insertOrder(db: Db, priced: PricedOrder, take: PricedLine | null 
   const [outbox] = await orderCreatedOutboxRows({ order, plan, lines, subOrderIds, itemIds, shipping }, priced.input.requestId);
   const money = (amounts: readonly Prisma.Decimal[]) => amounts.map((a) => cents(a).toFixed(2));
   const [written] = await db.$queryRaw<{ placed: number }[]>`
-    WITH gate AS (${stockGate(take)}), placed AS (
+    WITH gate AS (SELECT 1 AS one), placed AS (
       INSERT INTO "order" (id, short_id, customer_id, is_b2b, family_id, buyer_tin, admin_notes, subtotal, discount_total,
         shipping_total, total, points_redeemed, points_earned, voucher_id, kol_code_id, purchase_request_ids, idempotency_key, request_hash,
         ship_full_name, ship_phone, ship_address_line_1, ship_address_line_2, ship_city, ship_postcode, ship_state, expires_at, created_at, updated_at)

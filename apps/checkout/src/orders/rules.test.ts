@@ -8,6 +8,7 @@ import {
   planOrder,
   quoteShipping,
   requestHash,
+  pooledRandomBytes,
   shortOrderId,
   type PlanInput,
   type ShippableLine,
@@ -299,6 +300,23 @@ describe('shortOrderId', () => {
     const ids = new Set(Array.from({ length: 200 }, () => shortOrderId()));
     expect(ids.size).toBe(200);
     for (const id of ids) expect(id).toMatch(/^PSR-[A-Z2-7]{8}$/);
+  });
+
+  test('ids cut from the random pool stay distinct across its refills', () => {
+    const ids = new Set(Array.from({ length: 3000 }, () => shortOrderId()));
+    expect(ids.size).toBe(3000);
+  });
+});
+
+describe('pooledRandomBytes', () => {
+  test('hands out each pooled byte once: consecutive draws are disjoint slices, a draw larger than the pool works', () => {
+    const a = pooledRandomBytes(16);
+    const b = pooledRandomBytes(16);
+    expect(a).toHaveLength(16);
+    expect(a.equals(b)).toBe(false);
+    a.fill(0);
+    expect(b.some((byte) => byte !== 0)).toBe(true);
+    expect(pooledRandomBytes(10_000)).toHaveLength(10_000);
   });
 });
 

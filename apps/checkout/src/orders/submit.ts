@@ -1,10 +1,12 @@
 import type { PlacedOrder, PostalAddress, SubmitOrderBody } from '@pasar/contracts';
+import { sqlPoolOf } from '@pasar/db';
 import { badRequest, conflict, notFound } from '@pasar/service-kit';
 import { normaliseOptionalTin } from '@pasar/tax';
 import type { CheckoutConfig } from '../config';
 import type { Order, Prisma, PrismaClient } from '../generated/prisma/client';
 import { isUniqueViolation } from '../promotions/promotions';
-import { isSingleStatementOrder, priceOrder, writeOrder, writeSingleStatementOrder } from './place-order';
+import { orderBatcherOf } from './order-batch';
+import { CATALOG_ROW_JSON, catalogOf, isPlainOrder, placePlainOrder, priceOrder, writeOrder, type CatalogRow } from './place-order';
 import { requestHash } from './rules';
 
 /** What the submit use cases need. */
@@ -49,12 +51,23 @@ export interface Idempotency {
   hash: string;
 }
 
+/** The order an earlier request with the same key placed, and the hash of that request. */
+interface EarlierRequest {
+  id: string;
+  requestHash: string | null;
+}
+
 /** The order an earlier request with this key placed; 409 `idempotency_key_reused` when its body differed. */
 export async function earlierOrder(prisma: PrismaClient, customerId: string, idempotency: Idempotency | null): Promise<Order | null> {
   if (!idempotency) return null;
   // a cheap probe first: almost every key is new
-  const [earlier] = await prisma.$queryRaw<{ id: string; requestHash: string | null }[]>`
+  const [earlier] = await prisma.$queryRaw<EarlierRequest[]>`
     SELECT id, request_hash AS "requestHash" FROM "order" WHERE customer_id = ${customerId}::uuid AND idempotency_key = ${idempotency.key}`;
+  return orderOfEarlier(prisma, earlier, idempotency);
+}
+
+/** The order an earlier request placed (looked up by its key), or 409 `idempotency_key_reused` when its body differed. */
+async function orderOfEarlier(prisma: PrismaClient, earlier: EarlierRequest | undefined | null, idempotency: Idempotency): Promise<Order | null> {
   if (!earlier) return null;
   if (earlier.requestHash !== idempotency.hash) {
     throw conflict('idempotency_key_reused', 'this Idempotency-Key was used for a different request');
@@ -62,7 +75,7 @@ export async function earlierOrder(prisma: PrismaClient, customerId: string, ide
   return prisma.order.findUnique({ where: { id: earlier.id } });
 }
 
-/** How a prepared order is written: in the order transaction, or by one statement on its own (writeSingleStatementOrder). */
+/** How a prepared order is written: in the order transaction, or on its own (a plain order through the order batcher, placePlainOrder). */
 export type Placement = ((tx: Tx) => Promise<Order>) | { alone: () => Promise<Order> };
 
 /**
@@ -83,7 +96,14 @@ export async function placeOnce(
   prepared.catch(() => undefined);
   const earlier = await earlierOrder(prisma, customerId, idempotency);
   if (earlier) return earlier;
-  const place = await prepared;
+  return placeWithRetries(prisma, customerId, idempotency, await prepared);
+}
+
+/**
+ * Writes a prepared order; a unique-key violation answers the order an identical request placed
+ * meanwhile (same Idempotency-Key), else writes again with fresh ids (a short-id collision).
+ */
+async function placeWithRetries(prisma: PrismaClient, customerId: string, idempotency: Idempotency | null, place: Placement): Promise<Order> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return typeof place === 'function' ? await prisma.$transaction(place, ORDER_TRANSACTION) : await place.alone();
@@ -113,21 +133,53 @@ async function saveTinWhenUnset(tx: Tx, customerId: string, tin: string): Promis
     ON CONFLICT (customer_id) DO UPDATE SET tin = EXCLUDED.tin, updated_at = now() WHERE customer_profile.tin IS NULL`;
 }
 
+/** What a submit reads before it prices: the order of an earlier request with the key, the address, the cart's catalog. */
+interface SubmitRead {
+  earlier: EarlierRequest | null;
+  address: PostalAddress | null;
+  catalog: CatalogRow[];
+}
+
+/** One prepared statement for the three reads of a submit (a plain order then costs two round trips in all, the second shared by its batch). */
+const SUBMIT_READ = `
+  SELECT
+    (SELECT json_build_object('id', o.id, 'requestHash', o.request_hash) FROM "order" o
+      WHERE $3::text IS NOT NULL AND o.customer_id = $1::uuid AND o.idempotency_key = $3::text) AS earlier,
+    (SELECT json_build_object('fullName', a.full_name, 'phone', a.phone, 'addressLine1', a.address_line_1, 'addressLine2', a.address_line_2,
+        'city', a.city, 'postcode', a.postcode, 'state', a.state)
+      FROM customer_address a WHERE a.id = $2::uuid AND a.customer_id = $1::uuid) AS address,
+    (SELECT COALESCE(json_agg(${CATALOG_ROW_JSON}), '[]'::json) FROM product p WHERE p.id = ANY($4::uuid[])) AS catalog`;
+
+async function readForSubmit(prisma: PrismaClient, customerId: string, body: SubmitOrderBody, idempotency: Idempotency | null): Promise<SubmitRead> {
+  const productIds = [...new Set(body.items.map((item) => item.productId))];
+  const result = await sqlPoolOf(prisma).query<SubmitRead>({
+    name: 'checkout_submit_read',
+    text: SUBMIT_READ,
+    values: [customerId, body.addressId, idempotency?.key ?? null, productIds],
+  });
+  return result.rows[0];
+}
+
 /**
- * POST /checkout/submit: a single-store cart to the caller's own address (404 otherwise), in one
- * transaction (priceOrder reads and checks before it, writeOrder writes in it); the buyer TIN is
- * written on the order and saved to the profile when the profile has none.
+ * POST /checkout/submit: a single-store cart to the caller's own address (404 otherwise). One read
+ * (readForSubmit: an earlier order with the Idempotency-Key answers at once, before anything is
+ * checked again), then priceOrder checks and prices. A plain order (isPlainOrder, no TIN to save:
+ * almost every submit) goes through the order batcher (place_order_batch, group commit); the others
+ * take one transaction (writeOrder); the buyer TIN is written on the order and saved to the profile
+ * when the profile has none.
  */
-export function submitOrder(deps: OrderDeps, customerId: string, body: SubmitOrderBody, options: SubmitOptions = {}): Promise<Order> {
+export async function submitOrder(deps: OrderDeps, customerId: string, body: SubmitOrderBody, options: SubmitOptions = {}): Promise<Order> {
   const { prisma, config, clock = () => new Date() } = deps;
   const idempotency = idempotencyOf('submit', options.idempotencyKey, body);
-  return placeOnce(prisma, customerId, idempotency, async () => {
-    const buyerTin = buyerTinOf(body.buyerTin);
-    const [shippingAddress] = await prisma.$queryRaw<PostalAddress[]>`
-      SELECT full_name AS "fullName", phone, address_line_1 AS "addressLine1", address_line_2 AS "addressLine2", city, postcode, state
-      FROM customer_address WHERE id = ${body.addressId}::uuid AND customer_id = ${customerId}::uuid`;
-    if (!shippingAddress) throw notFound('address');
-    const priced = await priceOrder(prisma, {
+  const read = await readForSubmit(prisma, customerId, body, idempotency);
+  const earlier = idempotency ? await orderOfEarlier(prisma, read.earlier, idempotency) : null;
+  if (earlier) return earlier;
+  const buyerTin = buyerTinOf(body.buyerTin);
+  const shippingAddress = read.address;
+  if (!shippingAddress) throw notFound('address');
+  const priced = await priceOrder(
+    prisma,
+    {
       customerId,
       lines: body.items,
       shippingAddress,
@@ -141,12 +193,15 @@ export function submitOrder(deps: OrderDeps, customerId: string, body: SubmitOrd
       now: clock(),
       paymentTtlMs: config.ORDER_PAYMENT_TTL,
       requestId: options.requestId,
-    });
-    // most submits: one line, nothing to redeem, no TIN to save → one statement, no transaction
-    if (!buyerTin && isSingleStatementOrder(priced)) return { alone: () => writeSingleStatementOrder(prisma, priced) };
-    return async (tx: Tx) => {
-      if (buyerTin) await saveTinWhenUnset(tx, customerId, buyerTin);
-      return writeOrder(tx, priced);
-    };
-  });
+    },
+    catalogOf(read.catalog),
+  );
+  const placement: Placement =
+    !buyerTin && isPlainOrder(priced)
+      ? { alone: () => placePlainOrder(orderBatcherOf(sqlPoolOf(prisma)), priced) }
+      : async (tx: Tx) => {
+          if (buyerTin) await saveTinWhenUnset(tx, customerId, buyerTin);
+          return writeOrder(tx, priced);
+        };
+  return placeWithRetries(prisma, customerId, idempotency, placement);
 }

@@ -1,0 +1,22 @@
+import pg from 'pg';
+import { DEFAULT_TEST_DATABASE_URL } from './testing';
+import { isConnectionFailure, sqlStateOf } from './errors';
+
+test('sqlStateOf reads a pg error, a Prisma adapter error, and nothing else', async () => {
+  const client = new pg.Client({ connectionString: DEFAULT_TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const err = await client.query('SELECT 1/0').catch((e: unknown) => e);
+    expect(sqlStateOf(err)).toBe('22012');
+    expect(isConnectionFailure(err)).toBe(false);
+  } finally {
+    await client.end();
+  }
+  expect(sqlStateOf({ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '23505' } } } })).toBe('23505');
+  expect(sqlStateOf({ code: 'P2002', clientVersion: '7.0.0' })).toBeUndefined();
+  expect(sqlStateOf(new Error('Connection terminated unexpectedly'))).toBeUndefined();
+  expect(sqlStateOf('x')).toBeUndefined();
+  expect(isConnectionFailure(new Error('Connection terminated unexpectedly'))).toBe(true);
+  expect(isConnectionFailure({ code: '08006' })).toBe(true);
+  expect(isConnectionFailure({ code: '57P01' })).toBe(true);
+});
