@@ -12,6 +12,10 @@ type OrderStatusChanged = EventData<typeof checkoutOrderStatusChanged>;
 
 /** Parent order statuses that end an order unpaid: its shipments will never be paid. */
 export const CLOSED_UNPAID: readonly OrderStatus[] = ['expired', 'payment_failed', 'cancelled'];
+/** Whether a status (checked or not yet) is one of CLOSED_UNPAID. */
+export const isClosedUnpaid = (status: unknown): boolean => (CLOSED_UNPAID as readonly unknown[]).includes(status);
+/** The key every handler of one order's events locks first (created, paid, closed commute). */
+const orderLockKey = (orderId: string): string => `order:${orderId}`;
 type Deps = Pick<VendorDeps, 'config' | 'clock'> & Pick<VendorContext, 'log'>;
 
 /**
@@ -20,10 +24,25 @@ type Deps = Pick<VendorDeps, 'config' | 'clock'> & Pick<VendorContext, 'log'>;
  */
 export function shipmentConsumers(ctx: VendorContext): RunningConsumer[] {
   const { bus, prisma } = ctx;
+  const byOrder = (event: { orderId: string }) => orderLockKey(event.orderId);
   return [
-    consumeWithInbox(bus, { name: 'shipments-order-created', event: checkoutOrderCreated, db: prisma, handler: (order, { tx }) => createShipments(tx, ctx, order) }),
-    consumeWithInbox(bus, { name: 'shipments-order-paid', event: checkoutOrderPaid, db: prisma, handler: (order, { tx }) => markOrderPaid(tx, ctx, order) }),
-    consumeWithInbox(bus, { name: 'shipments-order-closed', event: checkoutOrderStatusChanged, db: prisma, handler: (change, { tx }) => closeUnpaidOrder(tx, ctx, change) }),
+    consumeWithInbox(bus, {
+      name: 'shipments-order-created',
+      event: checkoutOrderCreated,
+      db: prisma,
+      lockKey: byOrder,
+      handler: (order, { tx }) => createShipments(tx, ctx, order),
+    }),
+    consumeWithInbox(bus, { name: 'shipments-order-paid', event: checkoutOrderPaid, db: prisma, lockKey: byOrder, handler: (order, { tx }) => markOrderPaid(tx, ctx, order) }),
+    consumeWithInbox(bus, {
+      name: 'shipments-order-closed',
+      event: checkoutOrderStatusChanged,
+      db: prisma,
+      // most status changes (paid, shipped, ...) close nothing: acked without parsing or a transaction
+      ignore: (change) => !isClosedUnpaid(change.status),
+      lockKey: byOrder,
+      handler: (change, { tx }) => closeUnpaidOrder(tx, ctx, change),
+    }),
     consumeWithInbox(bus, { name: 'shipments-booked', event: adminShipmentBooked, db: prisma, handler: (booking, { tx }) => applyBooking(tx, ctx, booking) }),
   ];
 }
@@ -89,7 +108,7 @@ export async function createShipments(tx: Tx, deps: Deps, order: OrderCreated): 
  * Other status changes are not vendor's business here.
  */
 export async function closeUnpaidOrder(tx: Tx, deps: Deps, change: OrderStatusChanged): Promise<void> {
-  if (!CLOSED_UNPAID.includes(change.status)) return;
+  if (!isClosedUnpaid(change.status)) return;
   await lockOrder(tx, change.orderId);
   const closedAt = new Date(change.changedAt);
   await tx.closedOrder.createMany({ data: [{ orderId: change.orderId, status: change.status, closedAt }], skipDuplicates: true });
@@ -112,7 +131,7 @@ export async function markOrderPaid(tx: Tx, deps: Deps, order: OrderPaid): Promi
 
 /** Serialises the handlers of one order's events (created, paid, closed) for the rest of the transaction. */
 function lockOrder(tx: Tx, orderId: string): Promise<void> {
-  return lockKey(tx, `order:${orderId}`);
+  return lockKey(tx, orderLockKey(orderId));
 }
 
 async function payShipments(tx: Tx, deps: Deps, orderId: string, paidAt: Date): Promise<void> {
