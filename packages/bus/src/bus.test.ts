@@ -94,8 +94,8 @@ describe('outbox relay', () => {
     await waitFor(() => seen.length >= 30, 15000);
     await new Promise((r) => setTimeout(r, 300));
     expect(seen).toEqual(events.map((e) => e.email));
-    const unpublished = await prisma.outbox.count({ where: { publishedAt: null } });
-    expect(unpublished).toBe(0);
+    // marked once the batch's acks are in: a consumer may see the events a moment before
+    await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 5000);
   });
 
   test('publishes a row committed while a flush runs at once, not after the backstop poll', async () => {
@@ -124,7 +124,7 @@ describe('outbox relay', () => {
     await waitFor(() => seen.includes(second.email), 15000);
     expect(committedMidFlush).toBe(true);
     expect(seen.filter((email) => email === first.email || email === second.email)).toEqual([first.email, second.email]);
-    expect(await prisma.outbox.count({ where: { publishedAt: null } })).toBe(0);
+    await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 5000); // marked after the acks
   });
 
   test('validates event data against the contract before writing', async () => {
@@ -185,6 +185,8 @@ describe('outbox dead letters', () => {
 
     await waitFor(() => seen.includes(after.email), 15000);
     expect(seen.filter((e) => e === before.email || e === after.email)).toEqual([before.email, after.email]);
+    // the batch's publishes go out together: the row after it may be delivered before the park is written
+    await waitFor(() => parked.length > 0, 5000);
     expect(parked).toEqual([bigId]);
     expect(await prisma.outbox.count({ where: { id: bigId } })).toBe(0);
     const dead = await listOutboxDeadLetters(prisma);
@@ -214,6 +216,7 @@ describe('outbox dead letters', () => {
     await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, after, { source: 'test' }));
     startRelay();
     await waitFor(() => seen.includes(after.email), 15000);
+    await waitFor(async () => (await listOutboxDeadLetters(prisma)).length > 0, 5000);
     const dead = await listOutboxDeadLetters(prisma);
     expect(dead.map((d) => d.id)).toEqual([id]);
     // our own size check let it through (the body fits); the client's check on body + headers refused it
@@ -438,8 +441,9 @@ describe('inbox consumers batch what is buffered', () => {
       name: 'batching',
       event: identityUserUpserted,
       db: prisma,
-      handler: async (data, { tx, envelope }) => {
+      handler: async (data, { tx, envelope, locked }) => {
         if (!data.email.endsWith('@batch.test')) return;
+        expect(locked).toBe(false); // no lockKey, no lock
         handled.push({ email: data.email, txid: await txidOf(tx) });
         await tx.effect.create({ data: { eventId: envelope.id, note: data.email } });
       },
@@ -493,8 +497,9 @@ describe('inbox consumers batch what is buffered', () => {
       event: identityUserUpserted,
       db: prisma,
       lockKey: (data) => `user:${data.email}`,
-      handler: async (data, { tx }) => {
+      handler: async (data, { tx, locked }) => {
         if (!data.email.endsWith('@locks.test') || heldAtFirst.length > 0) return;
+        expect(locked).toBe(true); // the handler need not take it again
         const [row] = await tx.$queryRaw<{ n: number }[]>`
           SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
             AND (classid::bigint << 32 | objid::bigint) IN (SELECT hashtextextended('user:user' || i || '@locks.test', 0) FROM generate_series(0, 3) i)`;

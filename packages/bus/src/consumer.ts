@@ -54,8 +54,11 @@ export type Unvalidated<T> = { readonly [K in keyof T]?: unknown };
 
 export interface InboxConsumerOptions<E extends EventContract, TTx extends InboxTx> extends Omit<ConsumerOptions<E>, 'handler' | 'parking'> {
   db: TransactionalDb<TTx>;
-  /** Runs in one transaction with the inbox row: its effect happens once per event id. */
-  handler: (data: EventData<E>, ctx: MessageContext & { tx: TTx }) => Promise<void>;
+  /**
+   * Runs in one transaction with the inbox row: its effect happens once per event id. `locked`:
+   * the transaction already holds the advisory lock of `lockKey(data)` (the handler need not take it).
+   */
+  handler: (data: EventData<E>, ctx: MessageContext & { tx: TTx; locked: boolean }) => Promise<void>;
   /**
    * Events the handler has nothing to do with (e.g. b2b and a consumer order): acked without
    * parsing, a transaction or an inbox row. It sees the raw data (nothing is validated yet), so it
@@ -353,18 +356,17 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
   const handleTogether = (deliveries: Delivery<E>[]): Promise<void> =>
     options.db.$transaction(async (tx) => {
       const ids = deliveries.map((d) => d.envelope.id.toLowerCase());
+      const keys = options.lockKey ? [...new Set(deliveries.map((d) => options.lockKey!(d.data)))].sort() : [];
+      // one round trip: the locks first (the uncorrelated sub-select runs once, before any row is
+      // inserted; unnest yields the array's order, so they are taken in sorted order), then the
+      // inbox rows; the events already handled drop out of RETURNING
       const inserted = await tx.$queryRaw<{ id: string }[]>`
         INSERT INTO inbox (consumer, event_id) SELECT ${durable}, id FROM unnest(${ids}::uuid[]) AS id
+        WHERE (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${keys}::text[]) AS k) AS locks) >= 0
         ON CONFLICT DO NOTHING RETURNING event_id::text AS id`;
       const fresh = new Set(inserted.map((r) => r.id));
       const todo = deliveries.filter((d, i) => fresh.delete(ids[i])); // an id twice in the batch: its first delivery
-      if (todo.length === 0) return;
-      if (options.lockKey) {
-        const keys = [...new Set(todo.map((d) => options.lockKey!(d.data)))].sort();
-        // unnest yields the array's order, so the locks are taken in sorted order
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${keys}::text[]) AS k`;
-      }
-      for (const d of todo) await options.handler(d.data, { ...d.ctx, tx });
+      for (const d of todo) await options.handler(d.data, { ...d.ctx, tx, locked: keys.length > 0 });
     });
 
   return runDurable(bus, options, durable, async (msgs) => {
