@@ -40,6 +40,8 @@ export class Bus {
       reconnectTimeWait: 500,
       waitOnFirstConnect: true,
       timeout: 2000,
+      // no Error (with its stack) captured per request and publish: the relay and rpc make many
+      noAsyncTraces: true,
     });
     const bus = new Bus(nc, jetstream(nc), jetstreamManager(nc), options);
     bus.watchStatus();

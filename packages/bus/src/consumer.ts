@@ -4,10 +4,10 @@ import { eventEnvelopeSchema, streamOf, type EventContract, type EventData, type
 import type { Bus } from './bus';
 import { REQUEST_ID_HEADER } from './bus';
 
-/** The parts of a Prisma client a consumer with an inbox needs (structural, so any service's client fits). */
-/** A service's Prisma transaction client: the inbox row is written with raw SQL (no query compilation per event). */
+/** A service's Prisma transaction client (structural, so any service's fits): the inbox rows and locks are raw SQL. */
 export interface InboxTx {
   $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>;
+  $queryRaw<T = unknown>(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<T>;
 }
 export interface ParkingDb {
   parkedMessage: {
@@ -46,15 +46,31 @@ export interface ConsumerOptions<E extends EventContract> {
   handler: (data: EventData<E>, ctx: MessageContext) => Promise<void>;
 }
 
+/**
+ * Event data as it came off the wire, before the contract's schema checked it: every field may be
+ * missing or of another type. What `ignore` sees, so that it runs before (and instead of) parsing.
+ */
+export type Unvalidated<T> = { readonly [K in keyof T]?: unknown };
+
 export interface InboxConsumerOptions<E extends EventContract, TTx extends InboxTx> extends Omit<ConsumerOptions<E>, 'handler' | 'parking'> {
   db: TransactionalDb<TTx>;
-  /** Runs in one transaction with the inbox row: its effect happens once per event id. */
-  handler: (data: EventData<E>, ctx: MessageContext & { tx: TTx }) => Promise<void>;
   /**
-   * Events the handler has nothing to do with (e.g. b2b and a consumer order): acked without a
-   * transaction or inbox row. Only for events on which the handler would do nothing at all.
+   * Runs in one transaction with the inbox row: its effect happens once per event id. `locked`:
+   * the transaction already holds the advisory lock of `lockKey(data)` (the handler need not take it).
    */
-  ignore?: (data: EventData<E>) => boolean;
+  handler: (data: EventData<E>, ctx: MessageContext & { tx: TTx; locked: boolean }) => Promise<void>;
+  /**
+   * Events the handler has nothing to do with (e.g. b2b and a consumer order): acked without
+   * parsing, a transaction or an inbox row. It sees the raw data (nothing is validated yet), so it
+   * must answer true only for events on which the handler would do nothing at all.
+   */
+  ignore?: (data: Unvalidated<EventData<E>>) => boolean;
+  /**
+   * The key the handler serialises on (what it passes to `lockKey`, e.g. `order:<id>`). Messages
+   * that are already buffered are handled together in one transaction; their keys are locked
+   * first, in sorted order, so two batches (or two consumers of one service) never deadlock.
+   */
+  lockKey?: (data: EventData<E>) => string;
 }
 
 /**
@@ -70,6 +86,8 @@ export const DEFAULT_BACKOFF_MS = [1000, 2000, 5000, 10000, 30000];
 const ACK_WAIT_MS = 30_000;
 /** JetStream's "no limit" for max_deliver. */
 const UNLIMITED = -1;
+/** Messages pulled ahead; also the most an inbox consumer handles in one transaction. */
+const MAX_BUFFERED = 64;
 
 export interface RunningConsumer {
   stop(): Promise<void>;
@@ -77,17 +95,140 @@ export interface RunningConsumer {
   ready: Promise<void>;
 }
 
+/** A message whose envelope and data passed their schemas. */
+interface Delivery<E extends EventContract> {
+  msg: JsMsg;
+  envelope: EventEnvelope;
+  data: EventData<E>;
+  ctx: MessageContext;
+}
+
+type BaseOptions<E extends EventContract> = Omit<ConsumerOptions<E>, 'handler'>;
+
+/** The per-message steps every consumer shares: decoding, parking, ack / nak with backoff. */
+class MessageSettler<E extends EventContract> {
+  private readonly backoff: number[];
+  private readonly knownVersions: readonly number[];
+
+  constructor(
+    private readonly bus: Bus,
+    readonly durable: string,
+    private readonly options: BaseOptions<E>,
+  ) {
+    this.backoff = options.backoffMs?.length ? options.backoffMs : DEFAULT_BACKOFF_MS;
+    this.knownVersions = options.versions ?? [options.event.version];
+  }
+
+  delayFor(deliveryCount: number): number {
+    return this.backoff[Math.min(deliveryCount - 1, this.backoff.length - 1)];
+  }
+
+  /** The envelope of a message, or undefined when it was parked (malformed, unknown version). */
+  async envelopeOf(msg: JsMsg): Promise<EventEnvelope | undefined> {
+    let envelope: EventEnvelope | undefined;
+    try {
+      envelope = eventEnvelopeSchema.parse(msg.json()) as EventEnvelope;
+      if (!this.knownVersions.includes(envelope.version ?? 1)) {
+        throw new PermanentFailure(`${this.options.event.type} version ${envelope.version} is not one this consumer knows (${this.knownVersions.join(', ')})`);
+      }
+      return envelope;
+    } catch (err) {
+      await this.park(msg, envelope, err);
+      return undefined;
+    }
+  }
+
+  /** The validated delivery, or undefined when its data failed the contract (then it was parked). */
+  async deliveryOf(msg: JsMsg, envelope: EventEnvelope): Promise<Delivery<E> | undefined> {
+    let data: EventData<E>;
+    try {
+      data = this.options.event.data.parse(envelope.data) as EventData<E>;
+    } catch (err) {
+      await this.park(msg, envelope, err);
+      return undefined;
+    }
+    const ctx = { envelope, requestId: msg.headers?.get(REQUEST_ID_HEADER) || undefined, deliveryCount: msg.info.deliveryCount };
+    return { msg, envelope, data, ctx };
+  }
+
+  /** Runs `work` for one message: ack on success, park on PermanentFailure, otherwise nak with backoff. */
+  async settle(delivery: Delivery<E>, work: () => Promise<void>): Promise<void> {
+    const { msg, envelope } = delivery;
+    try {
+      await keepingAlive([msg], work);
+      msg.ack();
+    } catch (err) {
+      if (err instanceof PermanentFailure) return this.park(msg, envelope, err);
+      const deliveryCount = msg.info.deliveryCount;
+      const delay = this.delayFor(deliveryCount);
+      this.bus.log
+        .child({ consumer: this.durable, eventId: envelope.id, deliveryCount })
+        .warn({ err: String(err), retryInMs: delay }, 'message handler failed; will redeliver');
+      msg.nak(delay);
+    }
+  }
+
+  /** Parks the message and terminates it; if the dead-letter insert fails, nak (try again later). */
+  async park(msg: JsMsg, envelope: EventEnvelope | undefined, err: unknown): Promise<void> {
+    const deliveryCount = msg.info.deliveryCount;
+    const log = this.bus.log.child({ consumer: this.durable, eventId: envelope?.id, deliveryCount });
+    if (!this.options.parking) {
+      log.error({ err }, 'message can never succeed and this consumer has no dead-letter table; terminating it');
+      terminate(msg);
+      return;
+    }
+    try {
+      await this.options.parking.parkedMessage.create({
+        data: {
+          consumer: this.durable,
+          eventId: envelope?.id ?? String(msg.seq),
+          subject: msg.subject,
+          payload: msg.string(),
+          error: String(err).slice(0, 2000),
+          deliveries: deliveryCount,
+        },
+      });
+    } catch (parkErr) {
+      const delay = this.delayFor(deliveryCount);
+      log.error({ err: String(err), parkErr: String(parkErr), retryInMs: delay }, 'could not park message; will redeliver');
+      msg.nak(delay);
+      return;
+    }
+    log.error({ err }, 'message can never succeed; parked in the dead-letter table');
+    terminate(msg);
+  }
+}
+
 /**
- * A durable JetStream pull consumer with explicit ack. A message that fails validation, or whose
- * handler throws `PermanentFailure`, is parked (dead-letter table) and terminated; any other
- * failure is nak'ed with the backoff delay and redelivered until it succeeds (max_deliver is
- * unlimited). If parking itself fails (database down) the message is nak'ed, never terminated.
- * Instances of one service share the durable, so work is split between them.
+ * Terminates a message for good. Without a reason: a NATS 2.9 server does not understand
+ * `+TERM <reason>` and redelivers the message after ack_wait (a parked message came back); the
+ * reason is in the dead-letter table and the log anyway.
  */
-export function consume<E extends EventContract>(bus: Bus, options: ConsumerOptions<E>): RunningConsumer {
-  const backoff = options.backoffMs?.length ? options.backoffMs : DEFAULT_BACKOFF_MS;
-  const durable = bus.naming.durable(bus.service, options.name);
-  const knownVersions = options.versions ?? [options.event.version];
+function terminate(msg: JsMsg): void {
+  msg.term();
+}
+
+/** Tells the server the messages are still being worked on while `work` runs longer than a third of ack_wait. */
+async function keepingAlive(msgs: JsMsg[], work: () => Promise<void>): Promise<void> {
+  const keepAlive = setInterval(() => msgs.forEach((m) => m.working()), ACK_WAIT_MS / 3);
+  try {
+    await work();
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
+/**
+ * The durable pull consumer's loop: creates or updates the durable, buffers what the server sends
+ * and hands everything buffered so far (at most MAX_BUFFERED) to `handleBatch`, one batch at a
+ * time, so the order of the stream is kept. Reconnects with a growing pause.
+ */
+function runDurable<E extends EventContract>(
+  bus: Bus,
+  options: BaseOptions<E>,
+  durable: string,
+  handleBatch: (msgs: JsMsg[]) => Promise<void>,
+): RunningConsumer {
   const stream = bus.naming.stream(streamOf(options.event.type));
   let messages: ConsumerMessages | undefined;
   let stopped = false;
@@ -106,66 +247,24 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
     // backoff delay instead; ack_wait only covers a consumer that died mid-message.
     ack_wait: nanos(ACK_WAIT_MS),
   };
-  const delayFor = (deliveryCount: number) => backoff[Math.min(deliveryCount - 1, backoff.length - 1)];
 
-  /** Parks the message and terminates it; if the dead-letter insert fails, nak (try again later). */
-  const park = async (msg: JsMsg, envelope: EventEnvelope | undefined, err: unknown): Promise<void> => {
-    const deliveryCount = msg.info.deliveryCount;
-    const log = bus.log.child({ consumer: durable, eventId: envelope?.id, deliveryCount });
-    if (!options.parking) {
-      log.error({ err }, 'message can never succeed and this consumer has no dead-letter table; terminating it');
-      msg.term(String(err).slice(0, 200));
-      return;
-    }
-    try {
-      await options.parking.parkedMessage.create({
-        data: {
-          consumer: durable,
-          eventId: envelope?.id ?? String(msg.seq),
-          subject: msg.subject,
-          payload: msg.string(),
-          error: String(err).slice(0, 2000),
-          deliveries: deliveryCount,
-        },
-      });
-    } catch (parkErr) {
-      const delay = delayFor(deliveryCount);
-      log.error({ err: String(err), parkErr: String(parkErr), retryInMs: delay }, 'could not park message; will redeliver');
-      msg.nak(delay);
-      return;
-    }
-    log.error({ err }, 'message can never succeed; parked in the dead-letter table');
-    msg.term(String(err).slice(0, 200));
-  };
-
-  const handle = async (msg: JsMsg): Promise<void> => {
-    const deliveryCount = msg.info.deliveryCount;
-    let envelope: EventEnvelope | undefined;
-    let data: EventData<E>;
-    try {
-      envelope = eventEnvelopeSchema.parse(msg.json()) as EventEnvelope;
-      if (!knownVersions.includes(envelope.version ?? 1)) {
-        throw new PermanentFailure(`${options.event.type} version ${envelope.version} is not one this consumer knows (${knownVersions.join(', ')})`);
+  const buffered: JsMsg[] = [];
+  let wake: (() => void) | undefined;
+  /** Handles batches until the buffer is empty and `closed` has settled. */
+  const drain = async (closed: Promise<void | Error>): Promise<void | Error> => {
+    let ended: { err: void | Error } | undefined;
+    void closed.then((err) => {
+      ended = { err };
+      wake?.();
+    });
+    for (;;) {
+      if (buffered.length > 0) {
+        await handleBatch(buffered.splice(0, MAX_BUFFERED));
+        continue;
       }
-      data = options.event.data.parse(envelope.data) as EventData<E>;
-    } catch (err) {
-      return park(msg, envelope, err);
-    }
-    try {
-      const keepAlive = setInterval(() => msg.working(), ACK_WAIT_MS / 3);
-      try {
-        await options.handler(data, { envelope, requestId: msg.headers?.get(REQUEST_ID_HEADER) || undefined, deliveryCount });
-      } finally {
-        clearInterval(keepAlive);
-      }
-      msg.ack();
-    } catch (err) {
-      if (err instanceof PermanentFailure) return park(msg, envelope, err);
-      const delay = delayFor(deliveryCount);
-      bus.log
-        .child({ consumer: durable, eventId: envelope.id, deliveryCount })
-        .warn({ err: String(err), retryInMs: delay }, 'message handler failed; will redeliver');
-      msg.nak(delay);
+      if (ended) return ended.err;
+      await new Promise<void>((r) => (wake = r));
+      wake = undefined;
     }
   };
 
@@ -186,12 +285,17 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
           await jsm.consumers.add(stream, config);
         }
         const consumer = await bus.js.consumers.get(stream, durable);
-        messages = await consumer.consume({ max_messages: 64 });
+        messages = await consumer.consume({
+          max_messages: MAX_BUFFERED,
+          callback: (msg) => {
+            buffered.push(msg);
+            wake?.();
+          },
+        });
         markReady();
         attempt = 0;
-        for await (const msg of messages) {
-          await handle(msg);
-        }
+        const err = await drain(messages.closed());
+        if (err) throw err;
       } catch (err) {
         if (stopped) break;
         attempt += 1;
@@ -213,24 +317,82 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
 }
 
 /**
+ * A durable JetStream pull consumer with explicit ack. A message that fails validation, or whose
+ * handler throws `PermanentFailure`, is parked (dead-letter table) and terminated; any other
+ * failure is nak'ed with the backoff delay and redelivered until it succeeds (max_deliver is
+ * unlimited). If parking itself fails (database down) the message is nak'ed, never terminated.
+ * Instances of one service share the durable, so work is split between them.
+ */
+export function consume<E extends EventContract>(bus: Bus, options: ConsumerOptions<E>): RunningConsumer {
+  const durable = bus.naming.durable(bus.service, options.name);
+  const settler = new MessageSettler<E>(bus, durable, options);
+  return runDurable(bus, options, durable, async (msgs) => {
+    for (const msg of msgs) {
+      const envelope = await settler.envelopeOf(msg);
+      const delivery = envelope && (await settler.deliveryOf(msg, envelope));
+      if (delivery) await settler.settle(delivery, () => options.handler(delivery.data, delivery.ctx));
+    }
+  });
+}
+
+/**
  * A consumer whose handler runs in one database transaction with an inbox row keyed by
  * (consumer, event id): a second delivery of the same event finds the row and only acks.
+ *
+ * The messages already buffered are handled together, in ONE transaction: their inbox rows in one
+ * statement (the duplicates drop out), their lock keys locked in sorted order, then the handler
+ * per event in arrival order; all are acked after the commit. If that transaction fails, each
+ * message gets its own transaction, so one that fails (or can never succeed) is retried or parked
+ * alone and the others commit.
  */
 export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
   bus: Bus,
   options: InboxConsumerOptions<E, TTx>,
 ): RunningConsumer {
-  const consumerName = bus.naming.durable(bus.service, options.name);
-  return consume(bus, {
-    ...options,
-    parking: options.db,
-    handler: async (data, ctx) => {
-      if (options.ignore?.(data)) return;
-      await options.db.$transaction(async (tx) => {
-        const count = await tx.$executeRaw`INSERT INTO inbox (consumer, event_id) VALUES (${consumerName}, ${ctx.envelope.id}::uuid) ON CONFLICT DO NOTHING`;
-        if (count === 0) return; // already handled
-        await options.handler(data, { ...ctx, tx });
-      });
-    },
+  const durable = bus.naming.durable(bus.service, options.name);
+  const settler = new MessageSettler<E>(bus, durable, { ...options, parking: options.db });
+
+  /** One transaction for the deliveries: inbox rows, locks, then the handler for each new event. */
+  const handleTogether = (deliveries: Delivery<E>[]): Promise<void> =>
+    options.db.$transaction(async (tx) => {
+      const ids = deliveries.map((d) => d.envelope.id.toLowerCase());
+      const keys = options.lockKey ? [...new Set(deliveries.map((d) => options.lockKey!(d.data)))].sort() : [];
+      // one round trip: the locks first (the uncorrelated sub-select runs once, before any row is
+      // inserted; unnest yields the array's order, so they are taken in sorted order), then the
+      // inbox rows; the events already handled drop out of RETURNING
+      const inserted = await tx.$queryRaw<{ id: string }[]>`
+        INSERT INTO inbox (consumer, event_id) SELECT ${durable}, id FROM unnest(${ids}::uuid[]) AS id
+        WHERE (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${keys}::text[]) AS k) AS locks) >= 0
+        ON CONFLICT DO NOTHING RETURNING event_id::text AS id`;
+      const fresh = new Set(inserted.map((r) => r.id));
+      const todo = deliveries.filter((d, i) => fresh.delete(ids[i])); // an id twice in the batch: its first delivery
+      for (const d of todo) await options.handler(d.data, { ...d.ctx, tx, locked: keys.length > 0 });
+    });
+
+  return runDurable(bus, options, durable, async (msgs) => {
+    const deliveries: Delivery<E>[] = [];
+    for (const msg of msgs) {
+      const envelope = await settler.envelopeOf(msg);
+      if (!envelope) continue;
+      if (options.ignore?.((envelope.data ?? {}) as Unvalidated<EventData<E>>)) {
+        msg.ack();
+        continue;
+      }
+      const delivery = await settler.deliveryOf(msg, envelope);
+      if (delivery) deliveries.push(delivery);
+    }
+    if (deliveries.length > 1) {
+      try {
+        await keepingAlive(
+          deliveries.map((d) => d.msg),
+          () => handleTogether(deliveries),
+        );
+        for (const d of deliveries) d.msg.ack();
+        return;
+      } catch (err) {
+        bus.log.debug({ err: String(err), consumer: durable, messages: deliveries.length }, 'batch transaction failed; handling its messages one by one');
+      }
+    }
+    for (const d of deliveries) await settler.settle(d, () => handleTogether([d]));
   });
 }

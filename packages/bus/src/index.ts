@@ -35,6 +35,7 @@ export {
   type ParkingDb,
   type RunningConsumer,
   type TransactionalDb,
+  type Unvalidated,
 } from './consumer';
 export { BUS_MIGRATIONS, migrateServiceSchema } from './migrations';
 export { pruneBusTables, startBusPruning, type PruneOptions, type PruneResult } from './pruning';

@@ -61,8 +61,47 @@ test('two relays on one schema publish 120 events, each once, in commit order, w
     await waitFor(() => seen.length >= 120, 20_000);
     await new Promise((r) => setTimeout(r, 300));
     expect(seen).toEqual(events.map((e) => e.email));
-    // marked once NATS acknowledged, which may come after the delivery
-    await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 10000);
+    await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 10000); // marked after the acks
+  } finally {
+    for (const relay of relays) await relay.stop();
+    await consumer.stop();
+  }
+});
+
+test('one relay leads; when its connection dies a standby takes over within seconds, and each event goes out once', async () => {
+  const seen: string[] = [];
+  const consumer = consume(t.bus, {
+    name: 'failover',
+    event: identityUserUpserted,
+    handler: async (data) => {
+      if (/^u50\d@/.test(data.email)) seen.push(data.email); // not the first test's events
+    },
+  });
+  await consumer.ready;
+  const relays = [t.bus, second].map((bus) => new OutboxRelay({ bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 10 * 60_000 }));
+  const commit = (n: number) => prisma.$transaction((tx) => enqueueEvents(tx, identityUserUpserted, [userEvent(n)], { source: 'test' }));
+  try {
+    for (const relay of relays) relay.start();
+    await waitFor(() => relays.some((r) => r.isLeader), 5000);
+    await new Promise((r) => setTimeout(r, 1500)); // the standby has tried the lock and failed
+    expect(relays.filter((r) => r.isLeader)).toHaveLength(1);
+    const leader = relays.find((r) => r.isLeader)!;
+    await commit(500);
+    await waitFor(() => seen.includes('u500@relays.test'), 5000);
+
+    // the leader's connection dies (its process crashed, the network dropped it): its lock is freed
+    await prisma.$executeRawUnsafe(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted
+         AND objsubid = 1 AND objid::bigint = (hashtext('outbox:' || $1)::bigint & 4294967295)`,
+      schemaFromUrl(db.databaseUrl),
+    );
+    await waitFor(() => !leader.isLeader, 5000);
+    await commit(501);
+    // only the NOTIFY of a leader or its first flush can publish it: the backstop poll is 10 minutes
+    await waitFor(() => seen.includes('u501@relays.test'), 8000);
+    await waitFor(() => relays.filter((r) => r.isLeader).length === 1, 5000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen).toEqual(['u500@relays.test', 'u501@relays.test']);
   } finally {
     for (const relay of relays) await relay.stop();
     await consumer.stop();

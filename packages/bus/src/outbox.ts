@@ -101,46 +101,64 @@ interface OutboxRow {
   headers: Record<string, string>;
 }
 
+/** How often a standby relay tries to become the leader (the leader's connection died: it takes over). */
+const STANDBY_POLL_MS = 1000;
+
 /**
- * Publishes unpublished outbox rows in order. Woken by LISTEN/NOTIFY, polled as a backstop;
- * one relay at a time per schema (transaction advisory lock), so order holds across instances.
+ * Publishes unpublished outbox rows in order. One relay per schema leads: it holds a session
+ * advisory lock on its own connection, which also LISTENs for the NOTIFY of every outbox insert;
+ * the others stand by and try the lock every second, so one takes over when the leader's process
+ * or connection dies. The leader sends a batch's publishes one after the other without waiting
+ * (JetStream stores them in that order), then awaits the acks and marks the published rows.
  * While NATS is down it keeps the rows and retries with a growing pause, in order; a row that can
  * never be published (too large for NATS, refused, invalid) is moved to `outbox_dead_letter` with
  * its error and the relay goes on with the next one.
  */
 export class OutboxRelay {
   private readonly pool: pg.Pool;
-  private listener?: pg.Client;
   private running = false;
+  private leading = false;
   private wake?: () => void;
+  private stopping?: () => void;
+  private readonly stopped: Promise<void>;
   /** A NOTIFY arrived since the last flush began: flush again before sleeping (no row waits for the poll). */
   private notified = false;
   private loopDone?: Promise<void>;
+  private leadDone?: Promise<void>;
   private readonly table: string;
   private readonly deadLetterTable: string;
   private readonly lockKey: string;
 
   constructor(private readonly options: OutboxRelayOptions) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) throw new Error(`bad schema name ${options.schema}`);
-    this.pool = new pg.Pool({ connectionString: stripSchema(options.databaseUrl), max: 2 });
+    // the marks are re-doable (a mark lost in a crash republishes the row; JetStream's duplicate
+    // window and the consumers' inboxes drop it), so they need not wait for the WAL flush
+    this.pool = new pg.Pool({ connectionString: stripSchema(options.databaseUrl), max: 1, options: '-c synchronous_commit=off' });
     this.pool.on('error', (err) => options.bus.log.warn({ err }, 'outbox pool error'));
     this.table = `"${options.schema}"."outbox"`;
     this.deadLetterTable = `"${options.schema}"."outbox_dead_letter"`;
     this.lockKey = `outbox:${options.schema}`;
+    this.stopped = new Promise((r) => (this.stopping = r));
+  }
+
+  /** Whether this relay is the schema's leader (the one that publishes). */
+  get isLeader(): boolean {
+    return this.leading;
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    void this.listen();
+    this.leadDone = this.lead();
     this.loopDone = this.loop();
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopping?.();
     this.wake?.();
     await this.loopDone;
-    await this.listener?.end().catch(() => undefined);
+    await this.leadDone;
     await this.pool.end();
   }
 
@@ -154,45 +172,71 @@ export class OutboxRelay {
     }
   }
 
-  private async listen(): Promise<void> {
+  private wakeUp(): void {
+    this.notified = true;
+    this.wake?.();
+  }
+
+  /**
+   * Holds the leader's connection: takes the schema's session advisory lock (trying every second
+   * while another relay has it), then LISTENs; leadership ends with the connection.
+   */
+  private async lead(): Promise<void> {
     while (this.running) {
       const client = new pg.Client({ connectionString: stripSchema(this.options.databaseUrl) });
+      let connected = true;
+      const lost = new Promise<void>((resolve) => {
+        client.on('error', () => resolve());
+        client.on('end', () => resolve());
+      }).then(() => void (connected = false));
       try {
         await client.connect();
-        this.listener = client;
-        await client.query(`LISTEN "outbox_${this.options.schema}"`);
-        client.on('notification', () => {
-          this.notified = true;
-          this.wake?.();
-        });
-        await new Promise<void>((resolve) => {
-          client.on('error', () => resolve());
-          client.on('end', () => resolve());
-        });
+        while (this.running && !this.leading) {
+          const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext('${this.lockKey}')) AS ok`);
+          if (rows[0].ok) break;
+          const gone = await Promise.race([sleep(STANDBY_POLL_MS).then(() => false), lost.then(() => true), this.stopped.then(() => true)]);
+          if (gone) break;
+        }
+        if (this.running && connected) {
+          client.on('notification', () => this.wakeUp());
+          await client.query(`LISTEN "outbox_${this.options.schema}"`);
+          this.leading = true;
+          this.wakeUp(); // rows committed before LISTEN
+          await Promise.race([lost, this.stopped]);
+        }
       } catch (err) {
-        if (this.running) this.options.bus.log.warn({ err }, 'outbox LISTEN failed; polling until it is back');
+        if (this.running) this.options.bus.log.warn({ err }, 'outbox relay lost its database connection; reconnecting');
       }
+      this.leading = false;
+      // wait for a flush in progress before letting another relay lead (ending the connection frees the lock)
+      await this.flushing;
       await client.end().catch(() => undefined);
-      if (this.running) await sleep(1000);
+      if (this.running) await Promise.race([sleep(STANDBY_POLL_MS), this.stopped]);
     }
   }
+
+  private flushing: Promise<unknown> = Promise.resolve();
 
   private async loop(): Promise<void> {
     let failures = 0;
     while (this.running) {
       let pause = this.options.pollMs ?? 1000;
       this.notified = false;
-      try {
-        await this.flush();
-        failures = 0;
-      } catch (err) {
-        failures += 1;
-        pause = Math.min(250 * 2 ** failures, 5000);
-        this.options.bus.log.warn({ err: String(err), failures }, 'outbox publish failed; will retry');
+      if (this.leading) {
+        const flushed = this.flush();
+        this.flushing = flushed.catch(() => undefined);
+        try {
+          await flushed;
+          failures = 0;
+        } catch (err) {
+          failures += 1;
+          pause = Math.min(250 * 2 ** failures, 5000);
+          this.options.bus.log.warn({ err: String(err), failures }, 'outbox publish failed; will retry');
+        }
       }
       if (!this.running) break;
       // rows committed while that flush ran notified then: publish them now, not after the poll
-      if (this.notified && failures === 0) continue;
+      if (this.leading && this.notified && failures === 0) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pause);
         this.wake = () => {
@@ -203,58 +247,59 @@ export class OutboxRelay {
     }
   }
 
+  /** One batch: read, publish all (acks awaited together), park the unpublishable, mark the published. */
   private async publishBatch(): Promise<{ published: number; handled: number }> {
     const client = await this.pool.connect();
     try {
-      // BEGIN and the lock in one round trip (a simple query: the key is made of the checked schema name)
-      const [, lock] = (await client.query(`BEGIN; SELECT pg_try_advisory_xact_lock(hashtext('${this.lockKey}')) AS ok`)) as unknown as [
-        pg.QueryResult,
-        pg.QueryResult<{ ok: boolean }>,
-      ];
-      if (!lock.rows[0].ok) {
-        await client.query('ROLLBACK');
-        return { published: 0, handled: 0 };
-      }
-      const { rows } = await client.query<OutboxRow>(
-        `SELECT id, type, payload, headers FROM ${this.table} WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
-        [this.options.batchSize ?? 200],
-      );
+      const { rows } = await client.query<OutboxRow>({
+        name: `outbox-pending-${this.options.schema}`,
+        text: `SELECT id, type, payload, headers FROM ${this.table} WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
+        values: [this.options.batchSize ?? 200],
+      });
+      if (rows.length === 0) return { published: 0, handled: 0 };
+      const sentAt = new Date();
+      const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));
       const published: string[] = [];
       let failure: unknown;
       let parked = 0;
-      for (const row of rows) {
-        try {
-          await this.publish(row);
+      for (const [i, outcome] of outcomes.entries()) {
+        const row = rows[i];
+        if (outcome.status === 'fulfilled') {
           published.push(row.id);
-        } catch (err) {
-          if (isUnpublishable(err)) {
-            // it can never go out: park it with its error and go on with the next row
-            await client.query(
-              `WITH dead AS (DELETE FROM ${this.table} WHERE id = $1 RETURNING id, seq, type, payload, headers, created_at)
-               INSERT INTO ${this.deadLetterTable} (id, seq, type, payload, headers, created_at, error)
-               SELECT id, seq, type, payload, headers, created_at, $2 FROM dead ON CONFLICT (id) DO NOTHING`,
-              [row.id, String(err).slice(0, 2000)],
-            );
-            this.options.bus.log.error({ eventId: row.id, type: row.type, err: String(err) }, 'outbox row can never be published; parked in outbox_dead_letter');
-            this.options.onParked?.(row.id, err);
-            parked += 1;
-            continue;
-          }
-          failure = err;
-          await client.query(`UPDATE ${this.table} SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [row.id, String(err).slice(0, 500)]);
-          break; // a transient failure (NATS down): nothing after this row goes out before it
+        } else if (isUnpublishable(outcome.reason)) {
+          await this.park(client, row, outcome.reason);
+          parked += 1;
+        } else {
+          // NATS away or slow: this row stays unpublished and is retried first; rows after it
+          // that did get out are marked (republishing them would not reorder anything either)
+          failure ??= outcome.reason;
+          await client.query(`UPDATE ${this.table} SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [row.id, String(outcome.reason).slice(0, 500)]);
         }
       }
-      // the published rows marked and COMMIT in one round trip (the ids are uuids read from the table)
-      await client.query(published.length ? `UPDATE ${this.table} SET published_at = now() WHERE id = ANY('{${published.join(',')}}'::uuid[]); COMMIT` : 'COMMIT');
+      if (published.length) {
+        await client.query({
+          name: `outbox-mark-${this.options.schema}`,
+          text: `UPDATE ${this.table} SET published_at = $1 WHERE id = ANY($2::uuid[])`,
+          values: [sentAt, published],
+        });
+      }
       if (failure) throw failure;
       return { published: published.length, handled: published.length + parked };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
     } finally {
       client.release();
     }
+  }
+
+  /** Moves a row that can never go out to the dead-letter table with its error. */
+  private async park(client: pg.PoolClient, row: OutboxRow, err: unknown): Promise<void> {
+    await client.query(
+      `WITH dead AS (DELETE FROM ${this.table} WHERE id = $1 RETURNING id, seq, type, payload, headers, created_at)
+       INSERT INTO ${this.deadLetterTable} (id, seq, type, payload, headers, created_at, error)
+       SELECT id, seq, type, payload, headers, created_at, $2 FROM dead ON CONFLICT (id) DO NOTHING`,
+      [row.id, String(err).slice(0, 2000)],
+    );
+    this.options.bus.log.error({ eventId: row.id, type: row.type, err: String(err) }, 'outbox row can never be published; parked in outbox_dead_letter');
+    this.options.onParked?.(row.id, err);
   }
 
   private async publish(row: OutboxRow): Promise<void> {
@@ -283,3 +328,4 @@ export function stripSchema(databaseUrl: string): string {
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
+

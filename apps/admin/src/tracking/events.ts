@@ -12,6 +12,8 @@ export function trackingConsumers(ctx: AdminContext): RunningConsumer[] {
       name: 'tracking-index',
       event: vendorShipmentStatusChanged,
       db: ctx.prisma,
+      // most status changes carry no tracking id (pending_payment, paid, cancelled): acked as they come
+      ignore: (change) => typeof change.trackingId !== 'string' || change.trackingId.trim() === '',
       handler: (change, { tx }) => indexTracking(tx, change),
     }),
   ];

@@ -11,21 +11,31 @@ type OrderStatusChanged = EventData<typeof checkoutOrderStatusChanged>;
 
 /** checkout.order.created → requests paid + read model; .paid and .status_changed → read model status. */
 export function orderConsumers({ bus, prisma, log }: B2bContext): RunningConsumer[] {
+  const byOrder = (event: { orderId: string }) => `order:${event.orderId}`;
+  // most orders are consumer orders: acked on the raw data, without parsing, a transaction or an inbox row
   return [
-    // a consumer order (most of them) is acked without a transaction: the handlers do nothing with it
     consumeWithInbox(bus, {
       name: 'b2b-order-created',
       event: checkoutOrderCreated,
       db: prisma,
-      ignore: (order) => !isB2bOrderWithRequests(order),
+      ignore: (order) => !(order.isB2b === true && Array.isArray(order.purchaseRequestIds) && order.purchaseRequestIds.length > 0),
+      lockKey: byOrder,
       handler: (order, { tx }) => confirmOrder(tx, log, order),
     }),
-    consumeWithInbox(bus, { name: 'b2b-order-paid', event: checkoutOrderPaid, db: prisma, ignore: (paid) => !paid.isB2b, handler: (paid, { tx }) => applyOrderPaid(tx, paid) }),
+    consumeWithInbox(bus, {
+      name: 'b2b-order-paid',
+      event: checkoutOrderPaid,
+      db: prisma,
+      ignore: (paid) => paid.isB2b !== true,
+      lockKey: byOrder,
+      handler: (paid, { tx }) => applyOrderPaid(tx, paid),
+    }),
     consumeWithInbox(bus, {
       name: 'b2b-order-status',
       event: checkoutOrderStatusChanged,
       db: prisma,
-      ignore: (change) => !change.isB2b,
+      ignore: (change) => change.isB2b !== true,
+      lockKey: byOrder,
       handler: (change, { tx }) => applyOrderStatus(tx, change),
     }),
   ];

@@ -74,6 +74,18 @@ describe('the B2B order read model', () => {
     );
     expect(await t.b2b.prisma.b2bOrder.count({ where: { orderId: order.orderId } })).toBe(0);
   });
+
+  test('a consumer order is acked on its raw data: no transaction, no inbox row, even for data b2b would refuse', async () => {
+    const t = env();
+    const order = { ...created([], '5.00'), isB2b: false };
+    const event = envelope(checkoutOrderCreated, order);
+    await publishAndWait(t.peer.bus, event, 'b2b-order-created', 'CHECKOUT');
+    // not a B2B order, so not b2b's to validate (the contract would refuse this total)
+    const odd = { ...envelope(checkoutOrderCreated, order), data: { ...order, orderId: randomUUID(), total: 'not money' } };
+    await publishAndWait(t.peer.bus, odd as typeof event, 'b2b-order-created', 'CHECKOUT');
+    expect(await t.b2b.prisma.inbox.count({ where: { eventId: { in: [event.id, odd.id] } } })).toBe(0);
+    expect(await t.b2b.prisma.parkedMessage.count({ where: { eventId: odd.id } })).toBe(0);
+  });
 });
 
 describe('orders, detail and spend', () => {

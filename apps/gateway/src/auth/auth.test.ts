@@ -1,6 +1,6 @@
 import { notifyEmailRequested, identityUserUpserted } from '@pasar/contracts';
-import request from 'supertest';
 import { waitFor } from '@pasar/testkit';
+import request from 'supertest';
 import { collectEvents, createTestWorld, sessionCookieOf, signUp, uniqueEmail, type TestWorld } from '../../test/harness';
 import type { GatewayHandle } from '../app';
 import { SESSION_COOKIE, hashSessionToken } from './rules';
@@ -60,10 +60,10 @@ describe('auth', () => {
       expect(upserted.data).toMatchObject({ email, fullName: 'Welcome Me', role: 'customer', phone: null });
       await emails.consumer.stop();
       await users.consumer.stop();
-      // marked published once NATS acknowledged it, which may come after the delivery
+      // the relay marks a batch once its acks are in: the consumer may have the event a moment before
       const rows = await waitFor(async () => {
         const found = await gateway.prisma.outbox.findMany({ where: { payload: { path: ['data', 'to'], equals: email } } });
-        return found.every((r) => r.publishedAt !== null) && found;
+        return found.every((row) => row.publishedAt !== null) && found;
       });
       expect(rows).toHaveLength(1);
     });

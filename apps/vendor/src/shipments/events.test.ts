@@ -160,6 +160,31 @@ describe('checkout.order.status_changed: an order closed unpaid', () => {
     await deliver(statusChanged(order, 'cancelled'));
     expect(await shipmentRow(id)).toMatchObject({ status: 'paid' });
   });
+
+  test('a status change that closes nothing is acked without a transaction (no inbox row); a closing one is handled', async () => {
+    const order = orderCreated([store.storeId]);
+    const [open, closing] = [statusChanged(order, 'paid'), statusChanged(order, 'expired')];
+    await deliver(open);
+    await deliver(closing);
+    expect(await t.vendor.prisma.inbox.count({ where: { eventId: open.id } })).toBe(0);
+    expect(await t.vendor.prisma.inbox.count({ where: { eventId: closing.id } })).toBe(1);
+  });
+});
+
+test('a burst of created and paid events through the consumers (handled in batches): every shipment paid, each once', async () => {
+  const orders = Array.from({ length: 40 }, () => orderCreated([store.storeId]));
+  const bus = t.peer.bus;
+  // published without waiting: the consumers find them buffered and take several per transaction
+  for (const order of orders) {
+    for (const event of [paid(order), created(order)]) await bus.js.publish(bus.naming.subject(event.type), JSON.stringify(event), { msgID: event.id });
+  }
+  const last = orders.at(-1)!;
+  await deliver(created(last), true); // a late duplicate, and a marker that the consumers got this far
+  await waitFor(async () => (await t.vendor.prisma.shipment.count({ where: { orderId: { in: orders.map((o) => o.orderId) }, status: 'paid' } })) === 40, 20000);
+  const rows = await t.vendor.prisma.shipment.findMany({ where: { orderId: { in: orders.map((o) => o.orderId) } } });
+  expect(rows).toHaveLength(40);
+  const paidEvents = (await outboxEvents(t, vendorShipmentStatusChanged)).filter((e) => rows.some((row) => row.id === e.shipmentId));
+  expect(paidEvents).toHaveLength(40);
 });
 
 describe('order.created and order.paid handled at the same time', () => {

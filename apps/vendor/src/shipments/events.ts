@@ -12,6 +12,14 @@ type OrderStatusChanged = EventData<typeof checkoutOrderStatusChanged>;
 
 /** Parent order statuses that end an order unpaid: its shipments will never be paid. */
 export const CLOSED_UNPAID: readonly OrderStatus[] = ['expired', 'payment_failed', 'cancelled'];
+/** Whether a status (checked or not yet) is one of CLOSED_UNPAID. */
+export const isClosedUnpaid = (status: unknown): boolean => (CLOSED_UNPAID as readonly unknown[]).includes(status);
+/** The key every handler of one order's events locks first (created, paid, closed commute). */
+const orderLockKey = (orderId: string): string => `order:${orderId}`;
+/** `locked`: the caller's transaction already holds the order's lock (the consumer took it for its batch). */
+interface OrderLock {
+  locked?: boolean;
+}
 type Deps = Pick<VendorDeps, 'config' | 'clock'> & Pick<VendorContext, 'log'>;
 
 /**
@@ -20,10 +28,25 @@ type Deps = Pick<VendorDeps, 'config' | 'clock'> & Pick<VendorContext, 'log'>;
  */
 export function shipmentConsumers(ctx: VendorContext): RunningConsumer[] {
   const { bus, prisma } = ctx;
+  const byOrder = (event: { orderId: string }) => orderLockKey(event.orderId);
   return [
-    consumeWithInbox(bus, { name: 'shipments-order-created', event: checkoutOrderCreated, db: prisma, handler: (order, { tx }) => createShipments(tx, ctx, order) }),
-    consumeWithInbox(bus, { name: 'shipments-order-paid', event: checkoutOrderPaid, db: prisma, handler: (order, { tx }) => markOrderPaid(tx, ctx, order) }),
-    consumeWithInbox(bus, { name: 'shipments-order-closed', event: checkoutOrderStatusChanged, db: prisma, handler: (change, { tx }) => closeUnpaidOrder(tx, ctx, change) }),
+    consumeWithInbox(bus, {
+      name: 'shipments-order-created',
+      event: checkoutOrderCreated,
+      db: prisma,
+      lockKey: byOrder,
+      handler: (order, { tx, locked }) => createShipments(tx, ctx, order, { locked }),
+    }),
+    consumeWithInbox(bus, { name: 'shipments-order-paid', event: checkoutOrderPaid, db: prisma, lockKey: byOrder, handler: (order, { tx, locked }) => markOrderPaid(tx, ctx, order, { locked }) }),
+    consumeWithInbox(bus, {
+      name: 'shipments-order-closed',
+      event: checkoutOrderStatusChanged,
+      db: prisma,
+      // most status changes (paid, shipped, ...) close nothing: acked without parsing or a transaction
+      ignore: (change) => !isClosedUnpaid(change.status),
+      lockKey: byOrder,
+      handler: (change, { tx, locked }) => closeUnpaidOrder(tx, ctx, change, { locked }),
+    }),
     consumeWithInbox(bus, { name: 'shipments-booked', event: adminShipmentBooked, db: prisma, handler: (booking, { tx }) => applyBooking(tx, ctx, booking) }),
   ];
 }
@@ -37,8 +60,8 @@ export function shipmentConsumers(ctx: VendorContext): RunningConsumer[] {
  * sees what the first committed (without it, two concurrent transactions each missed the other's
  * uncommitted row and the shipment stayed pending_payment for ever).
  */
-export async function createShipments(tx: Tx, deps: Deps, order: OrderCreated): Promise<void> {
-  await lockOrder(tx, order.orderId);
+export async function createShipments(tx: Tx, deps: Deps, order: OrderCreated, lock: OrderLock = {}): Promise<void> {
+  await lockOrder(tx, order.orderId, lock);
   const address = order.shippingAddress;
   const subOrders = order.subOrders;
   const items = subOrders.flatMap((s) => s.items.map((item) => ({ ...item, shipmentId: s.subOrderId })));
@@ -88,9 +111,9 @@ export async function createShipments(tx: Tx, deps: Deps, order: OrderCreated): 
  * event that comes later) and cancels its pending_payment shipments, with a status event each.
  * Other status changes are not vendor's business here.
  */
-export async function closeUnpaidOrder(tx: Tx, deps: Deps, change: OrderStatusChanged): Promise<void> {
-  if (!CLOSED_UNPAID.includes(change.status)) return;
-  await lockOrder(tx, change.orderId);
+export async function closeUnpaidOrder(tx: Tx, deps: Deps, change: OrderStatusChanged, lock: OrderLock = {}): Promise<void> {
+  if (!isClosedUnpaid(change.status)) return;
+  await lockOrder(tx, change.orderId, lock);
   const closedAt = new Date(change.changedAt);
   await tx.closedOrder.createMany({ data: [{ orderId: change.orderId, status: change.status, closedAt }], skipDuplicates: true });
   await closeShipments(tx, deps, change.orderId, change.status, closedAt);
@@ -103,16 +126,16 @@ async function closeShipments(tx: Tx, deps: Deps, orderId: string, status: strin
 }
 
 /** Remembers the payment (for a created event that comes later) and moves the order's shipments pending_payment → paid. */
-export async function markOrderPaid(tx: Tx, deps: Deps, order: OrderPaid): Promise<void> {
-  await lockOrder(tx, order.orderId);
+export async function markOrderPaid(tx: Tx, deps: Deps, order: OrderPaid, lock: OrderLock = {}): Promise<void> {
+  await lockOrder(tx, order.orderId, lock);
   const paidAt = new Date(order.paidAt);
   await tx.paidOrder.createMany({ data: [{ orderId: order.orderId, paidAt }], skipDuplicates: true });
   await payShipments(tx, deps, order.orderId, paidAt);
 }
 
 /** Serialises the handlers of one order's events (created, paid, closed) for the rest of the transaction. */
-function lockOrder(tx: Tx, orderId: string): Promise<void> {
-  return lockKey(tx, `order:${orderId}`);
+async function lockOrder(tx: Tx, orderId: string, { locked = false }: OrderLock): Promise<void> {
+  if (!locked) await lockKey(tx, orderLockKey(orderId));
 }
 
 async function payShipments(tx: Tx, deps: Deps, orderId: string, paidAt: Date): Promise<void> {

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { vendorShipmentStatusChanged, type EventData, type EventEnvelope } from '@pasar/contracts';
+import { waitFor } from '@pasar/testkit';
+import { startTestAdmin, type TestAdmin } from '../../test/admin';
+
+let t: TestAdmin;
+beforeAll(async () => {
+  t = await startTestAdmin();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+async function statusChanged(trackingId: string | null): Promise<string> {
+  const data: EventData<typeof vendorShipmentStatusChanged> = {
+    shipmentId: randomUUID(),
+    orderId: randomUUID(),
+    storeId: randomUUID(),
+    status: trackingId ? 'shipped' : 'paid',
+    previousStatus: trackingId ? 'processing' : 'pending_payment',
+    courier: trackingId ? 'carrier_a' : null,
+    trackingId,
+    trackingUrl: null,
+    shippedAt: trackingId ? new Date().toISOString() : null,
+    deliveredAt: null,
+    cancelledAt: null,
+    reason: null,
+    changedAt: new Date().toISOString(),
+  };
+  const event: EventEnvelope<typeof data> = { id: randomUUID(), type: vendorShipmentStatusChanged.type, source: 'vendor', occurredAt: data.changedAt, data };
+  await t.peer.bus.js.publish(t.peer.bus.naming.subject(event.type), JSON.stringify(event), { msgID: event.id });
+  return event.id;
+}
+
+test('a status change without a tracking id is acked without a transaction; one with a tracking id is indexed once', async () => {
+  const untracked = await statusChanged(null);
+  const blank = await statusChanged('  ');
+  const trackingId = `TRK${randomUUID().slice(0, 8)}`;
+  const tracked = await statusChanged(trackingId);
+  await waitFor(() => t.admin.prisma.trackingIndex.findUnique({ where: { trackingId } }));
+  expect(await t.admin.prisma.inbox.count({ where: { eventId: { in: [untracked, blank] } } })).toBe(0);
+  expect(await t.admin.prisma.inbox.count({ where: { eventId: tracked } })).toBe(1);
+});
