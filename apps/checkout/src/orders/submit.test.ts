@@ -3,7 +3,9 @@ import { consume, type RunningConsumer } from '@pasar/bus';
 import { checkoutOrderCreated, type EventData } from '@pasar/contracts';
 import { signedHeaders, waitFor } from '@pasar/testkit';
 import { startTestCheckout, type TestCheckout } from '../../test/checkout';
-import { isSingleStatementOrder, priceOrder, writeSingleStatementOrder, type PlaceOrderInput } from './place-order';
+import { sqlPoolOf } from '@pasar/db';
+import { orderBatcherOf } from './order-batch';
+import { isPlainOrder, placePlainOrder, priceOrder, type PlaceOrderInput } from './place-order';
 import type { PrismaClient } from '../generated/prisma/client';
 import {
   ordersClient,
@@ -524,7 +526,8 @@ describe('who may submit', () => {
   });
 });
 
-describe('one-line orders: one statement, no transaction (writeSingleStatementOrder)', () => {
+describe('plain orders: placed through the order batcher (placePlainOrder)', () => {
+  const batcher = () => orderBatcherOf(sqlPoolOf(prisma));
   const input = (customerId: string, lines: PlaceOrderInput['lines']): PlaceOrderInput => ({
     customerId,
     lines,
@@ -533,24 +536,33 @@ describe('one-line orders: one statement, no transaction (writeSingleStatementOr
     paymentTtlMs: 60_000,
   });
 
-  test('only a single line without voucher, points or KOL code qualifies', async () => {
+  test('an order without voucher, points or KOL code qualifies, of one line or more; a multi-line order takes every row', async () => {
     const { product, customerId } = await shop({ stock: 5 });
     const one = await priceOrder(prisma, input(customerId, [{ productId: product.id, quantity: 1 }]));
-    expect(isSingleStatementOrder(one)).toBe(true);
-    expect(isSingleStatementOrder({ ...one, voucherId: randomUUID() })).toBe(false);
-    expect(isSingleStatementOrder({ ...one, kolCodeId: randomUUID() })).toBe(false);
-    expect(isSingleStatementOrder({ ...one, input: { ...one.input, loyaltyPoints: 100 } })).toBe(false);
+    expect(isPlainOrder(one)).toBe(true);
+    expect(isPlainOrder({ ...one, voucherId: randomUUID() })).toBe(false);
+    expect(isPlainOrder({ ...one, kolCodeId: randomUUID() })).toBe(false);
+    expect(isPlainOrder({ ...one, input: { ...one.input, loyaltyPoints: 100 } })).toBe(false);
+    await expect(placePlainOrder(batcher(), { ...one, voucherId: randomUUID() })).rejects.toThrow('plain order');
     const { product: other } = await shop({ stock: 5 });
     const two = await priceOrder(prisma, input(customerId, [{ productId: product.id, quantity: 1 }, { productId: other.id, quantity: 2 }]));
-    expect(isSingleStatementOrder(two)).toBe(false);
-    await expect(writeSingleStatementOrder(prisma, two)).rejects.toThrow('single-statement');
+    expect(isPlainOrder(two)).toBe(true);
+    const order = await placePlainOrder(batcher(), two);
+    expect(await prisma.orderItem.count({ where: { orderId: order.id } })).toBe(2);
+    expect([await stockOf(prisma, product.id), await stockOf(prisma, other.id)]).toEqual([4, 3]);
+    // one of its rows short: nothing of it is written, the other row keeps its units
+    const three = await priceOrder(prisma, input(customerId, [{ productId: product.id, quantity: 1 }, { productId: other.id, quantity: 3 }]));
+    await prisma.product.update({ where: { id: other.id }, data: { stock: 2 } });
+    await expect(placePlainOrder(batcher(), three)).rejects.toMatchObject({ status: 400, code: 'insufficient_stock' });
+    expect([await stockOf(prisma, product.id), await stockOf(prisma, other.id)]).toEqual([4, 2]);
+    expect(await ordersOf(customerId)).toBe(1);
   });
 
   test('units gone between pricing and writing: 400 insufficient_stock and nothing written (no order, payment or event)', async () => {
     const { product, customerId } = await shop({ stock: 3 });
     const priced = await priceOrder(prisma, input(customerId, [{ productId: product.id, quantity: 2 }]));
     await prisma.product.update({ where: { id: product.id }, data: { stock: 1 } }); // another buyer took them meanwhile
-    await expect(writeSingleStatementOrder(prisma, priced)).rejects.toMatchObject({ status: 400, code: 'insufficient_stock' });
+    await expect(placePlainOrder(batcher(), priced)).rejects.toMatchObject({ status: 400, code: 'insufficient_stock' });
     expect(await ordersOf(customerId)).toBe(0);
     expect(await prisma.payment.count({ where: { order: { customerId } } })).toBe(0);
     expect(await prisma.outbox.count({ where: { payload: { path: ['data', 'customerId'], equals: customerId } } })).toBe(0);
@@ -561,7 +573,7 @@ describe('one-line orders: one statement, no transaction (writeSingleStatementOr
     const { product, customerId } = await shop({ stock: 0, variants: [{ name: 'Large', stock: 4, priceOverride: '30.00' }] });
     const [large] = product.variants;
     const priced = await priceOrder(prisma, input(customerId, [{ productId: product.id, variantId: large.id, quantity: 3 }]));
-    const order = await writeSingleStatementOrder(prisma, priced);
+    const order = await placePlainOrder(batcher(), priced);
     expect(order.subtotal.toFixed(2)).toBe('90.00');
     expect((await prisma.productVariant.findUniqueOrThrow({ where: { id: large.id } })).stock).toBe(1);
     expect(await prisma.payment.count({ where: { orderId: order.id } })).toBe(1);
@@ -570,7 +582,7 @@ describe('one-line orders: one statement, no transaction (writeSingleStatementOr
     // and the rest of the variant's units are not enough for another 3
     const again = await priceOrder(prisma, input(customerId, [{ productId: product.id, variantId: large.id, quantity: 1 }]));
     await prisma.productVariant.update({ where: { id: large.id }, data: { stock: 0 } });
-    await expect(writeSingleStatementOrder(prisma, again)).rejects.toMatchObject({ code: 'insufficient_stock' });
+    await expect(placePlainOrder(batcher(), again)).rejects.toMatchObject({ code: 'insufficient_stock' });
     expect(await ordersOf(customerId)).toBe(1);
   });
 });
