@@ -212,10 +212,9 @@ describe('proxy', () => {
   });
 
   it('answers 504 when the service does not answer in time', async () => {
-    const started = Date.now();
+    // the upstream would answer 200 after 1.5 s: a 504 can only come from the 500 ms timeout
     const res = await request(gateway.url).get('/api/v1/checkout/slow').set('Cookie', customer.cookie).expect(504);
     expect(res.body).toMatchObject({ status: 504, code: 'upstream_timeout' });
-    expect(Date.now() - started).toBeLessThan(1400);
   });
 
   it('answers 502 when the service breaks the connection', async () => {

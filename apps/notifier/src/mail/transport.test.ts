@@ -76,7 +76,7 @@ describe('createMailer', () => {
       expect(error).toBeInstanceOf(Error);
       expect(describeSmtpError(error)).toMatch(/^ETIMEDOUT/);
       expect(elapsed).toBeGreaterThanOrEqual(250);
-      expect(elapsed).toBeLessThan(2000);
+      expect(elapsed).toBeLessThan(15_000); // far below nodemailer's 30 s default: our 300 ms applied (loose: CI machines are loaded)
     } finally {
       mailer.close();
       await server.close();
