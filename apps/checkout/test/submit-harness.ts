@@ -5,8 +5,13 @@
  * (every pg query call: Prisma's adapter and the plain pool share the pg client). The outbox relay
  * is stopped first, so the figures are the submit path's only.
  *
- *   npx tsx apps/checkout/test/submit-harness.ts [--orders 2000] [--concurrency 50] [--products 1]
+ *   npx tsx apps/checkout/test/submit-harness.ts [--orders 2000] [--concurrency 50] [--products 1] [--cpu-prof file.cpuprofile]
+ *
+ * `--cpu-prof` writes a V8 CPU profile of the measured run only (not of start-up, seeding or warm-up);
+ * summarise it with `npx tsx bench/src/profile-top.ts <file> 30`.
  */
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { submitOrder, type OrderDeps } from '../src/orders/submit';
@@ -18,6 +23,7 @@ const { values } = parseArgs({
     orders: { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '50' },
     products: { type: 'string', default: '1' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const orders = Number(values.orders);
@@ -62,12 +68,23 @@ async function main(): Promise<void> {
     };
 
     await run(Math.min(200, orders)); // warm-up: JIT, prepared statements, pool connections
+    const profiler = values['cpu-prof'] ? new Session() : null;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     statements = 0;
     const cpu = process.cpuUsage();
     const started = performance.now();
     const latencies = await run(orders);
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
+    if (profiler && values['cpu-prof']) {
+      const { profile } = await profiler.post('Profiler.stop');
+      await writeFile(values['cpu-prof'], JSON.stringify(profile));
+      profiler.disconnect();
+    }
     const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1);
     console.log(
       JSON.stringify({

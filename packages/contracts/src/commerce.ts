@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { postalAddress } from './http/common';
 import { defineEvent, defineRpc } from './messaging';
 
+const MONEY = /^-?\d{1,10}\.\d{2}$/;
 /** Money on the wire (events, rpc, HTTP): a string with two decimals, e.g. "12.50". */
-export const moneyString = z.string().regex(/^-?\d{1,10}\.\d{2}$/, 'money as a string with two decimals');
+export const moneyString = z.string().regex(MONEY, 'money as a string with two decimals');
 
 /** Sub-order = shipment (same id), DESIGN §5. */
 export const subOrderStatusSchema = z.enum(['pending_payment', 'paid', 'processing', 'awaiting_pickup', 'shipped', 'delivered', 'cancelled']);
@@ -98,6 +99,91 @@ const orderItemData = z.object({
   weightKg: z.string().nullable(),
 });
 
+// The fast path of checkout.order.created's check (acceptsOrderCreated): the same patterns as zod's z.uuid() and z.iso.datetime().
+const UUID = z.regexes.uuid();
+const DATETIME = z.regexes.datetime({});
+
+/** A plain object with exactly these keys (z.object strips any other key: then the parse must run). */
+function hasExactly(value: unknown, keyCount: number): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype && Object.keys(value).length === keyCount;
+}
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isNullableString = (value: unknown) => value === null || typeof value === 'string';
+const isUuid = (value: unknown) => typeof value === 'string' && UUID.test(value);
+const isNullableUuid = (value: unknown) => value === null || isUuid(value);
+const isMoney = (value: unknown) => typeof value === 'string' && MONEY.test(value);
+/** Every element (a hole in a sparse array is an undefined one, which `every` would skip). */
+function everyOf(value: unknown, accepts: (element: unknown) => boolean): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i += 1) if (!accepts(value[i])) return false;
+  return true;
+}
+
+function acceptsOrderItem(item: unknown): boolean {
+  return (
+    hasExactly(item, 8) &&
+    isUuid(item.orderItemId) &&
+    isUuid(item.productId) &&
+    isNullableUuid(item.variantId) &&
+    isString(item.productName) &&
+    isNullableString(item.variantName) &&
+    Number.isSafeInteger(item.quantity) &&
+    (item.quantity as number) > 0 &&
+    isMoney(item.unitPrice) &&
+    isNullableString(item.weightKg)
+  );
+}
+
+function acceptsSubOrder(sub: unknown): boolean {
+  return (
+    hasExactly(sub, 7) &&
+    isUuid(sub.subOrderId) &&
+    isUuid(sub.storeId) &&
+    isNullableUuid(sub.shippingMethodId) &&
+    isMoney(sub.subtotal) &&
+    isMoney(sub.shippingFee) &&
+    isMoney(sub.total) &&
+    everyOf(sub.items, acceptsOrderItem)
+  );
+}
+
+function acceptsAddress(address: unknown): boolean {
+  return (
+    hasExactly(address, 7) &&
+    isString(address.fullName) &&
+    isString(address.phone) &&
+    isString(address.addressLine1) &&
+    isNullableString(address.addressLine2) &&
+    isString(address.city) &&
+    isString(address.postcode) &&
+    isString(address.state)
+  );
+}
+
+/**
+ * True only when `data` is exactly what checkoutOrderCreated's schema would answer for it (the
+ * contract's `accepts`): one event per submitted order, and checkout builds it itself, so a
+ * hand-written check of the same rules saves the zod parse on the hot path. False: the parse runs.
+ * commerce.test.ts checks that whatever this accepts, the schema accepts unchanged.
+ */
+export function acceptsOrderCreated(data: unknown): boolean {
+  return (
+    hasExactly(data, 11) &&
+    isUuid(data.orderId) &&
+    isString(data.shortId) &&
+    isUuid(data.customerId) &&
+    typeof data.isB2b === 'boolean' &&
+    isNullableUuid(data.familyId) &&
+    everyOf(data.purchaseRequestIds, isUuid) &&
+    isNullableString(data.buyerTin) &&
+    isMoney(data.total) &&
+    acceptsAddress(data.shippingAddress) &&
+    everyOf(data.subOrders, acceptsSubOrder) &&
+    typeof data.createdAt === 'string' &&
+    DATETIME.test(data.createdAt)
+  );
+}
+
 /** checkout → vendor (one shipment per sub-order), b2b (requests paid). */
 export const checkoutOrderCreated = defineEvent(
   'checkout.order.created',
@@ -124,6 +210,7 @@ export const checkoutOrderCreated = defineEvent(
     ),
     createdAt: z.iso.datetime(),
   }),
+  { accepts: acceptsOrderCreated },
 );
 
 /** checkout → vendor (shipments pending_payment → paid), b2b, notifier. */

@@ -26,14 +26,27 @@ export interface EventContract<TType extends string = string, TSchema extends z.
   readonly type: TType;
   readonly version: number;
   readonly data: TSchema;
+  /**
+   * Optional fast path of the data check for a hot event: true only when `data` already is exactly
+   * what `data.parse` would answer (every field valid, no key to strip, no default to fill), so the
+   * parse can be skipped; false says nothing and the parse runs (with its usual error). Each one has
+   * a test that every value it accepts, the schema accepts unchanged.
+   */
+  readonly accepts?: (data: unknown) => boolean;
+}
+
+/** A contract's options: its version, and for a hot event the fast path of its check (EventContract.accepts). */
+export interface EventContractOptions extends ContractVersion {
+  accepts?: (data: unknown) => boolean;
 }
 
 export function defineEvent<TType extends string, TSchema extends z.ZodType>(
   type: TType,
   data: TSchema,
-  options?: ContractVersion,
+  options?: EventContractOptions,
 ): EventContract<TType, TSchema> {
-  return { type, version: versionOf(options, type), data };
+  const contract = { type, version: versionOf(options, type), data };
+  return options?.accepts ? { ...contract, accepts: options.accepts } : contract;
 }
 
 export type EventData<E extends EventContract> = z.infer<E['data']>;

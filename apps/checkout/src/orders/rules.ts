@@ -325,12 +325,28 @@ export function shortOrderId(random: Buffer = pooledRandomBytes(5)): string {
 
 /** JSON with object keys sorted at every level: equal values give equal text. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  // one string built in place (every submit with an Idempotency-Key hashes its body): the text
+  // must stay byte for byte what it was, since request_hash of earlier orders is compared with it
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i += 1) {
+      if (i > 0) text += ',';
+      const element = canonicalJson(value[i]) as string | undefined; // undefined (JSON has no text for it): empty, as join writes it
+      if (element !== undefined) text += element;
+    }
+    return `${text}]`;
+  }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => compare(a, b));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).sort(compare);
+    let text = '{';
+    for (const key of keys) {
+      const inner = record[key];
+      if (inner === undefined) continue;
+      if (text.length > 1) text += ',';
+      text += `${JSON.stringify(key)}:${canonicalJson(inner)}`;
+    }
+    return `${text}}`;
   }
   return JSON.stringify(value);
 }
