@@ -84,7 +84,8 @@ async function run<R extends object>(tx: OrderTx, statement: { name: string; tex
 /**
  * The outbox rows of vendor.shipment.status_changed for the shipments a CTE named `moved` returned
  * (what transitionShipment enqueues: one event per shipment, in id order, envelope built here).
- * `$P` placeholders: previous status, changed at (ISO text), occurred at (ISO text), type, version, source.
+ * Placeholders: previous status, changed at (also the row's updated_at, so typed timestamptz: formatted here as
+ * JavaScript's toISOString does), occurred at (ISO text), type, version, source.
  */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 function statusEventsCte(p: { previous: string; changedAt: string; occurredAt: string; type: string; version: string; source: string }): string {
@@ -95,7 +96,7 @@ function statusEventsCte(p: { previous: string; changedAt: string; occurredAt: s
           'shipmentId', e.id, 'orderId', e.order_id, 'storeId', e.store_id, 'status', e.status, 'previousStatus', ${p.previous}::text,
           'courier', e.courier, 'trackingId', e.tracking_id, 'trackingUrl', e.tracking_url,
           'shippedAt', ${iso('e.shipped_at')}, 'deliveredAt', ${iso('e.delivered_at')}, 'cancelledAt', ${iso('e.cancelled_at')},
-          'reason', e.cancel_reason, 'changedAt', ${p.changedAt}::text)), '{}'
+          'reason', e.cancel_reason, 'changedAt', ${iso(`${p.changedAt}::timestamptz`)})), '{}'
       FROM (SELECT gen_random_uuid() AS event_id, m.* FROM moved m WHERE m.status <> 'pending_payment' ORDER BY m.id) AS e
     )`;
 }
