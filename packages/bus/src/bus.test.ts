@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defineRpc, identityUserUpserted, type EventEnvelope } from '@pasar/contracts';
-import { createPrisma, createTestSchema, schemaFromUrl } from '@pasar/db';
+import { createPrisma, createTestSchema, schemaFromUrl, sqlPoolOf } from '@pasar/db';
 import { createTestBus, startOwnNatsServer, uniqueNamespace, waitFor, silentLog, type TestBus } from '@pasar/testkit';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { PrismaClient } from '../test/generated/client';
 import { Bus } from './bus';
 import { migrateServiceSchema } from './migrations';
-import { consume, consumeWithInbox, PermanentFailure, type RunningConsumer } from './consumer';
+import { consume, consumeWithInbox, PermanentFailure, type RunningConsumer, type SqlTx } from './consumer';
 import { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';
 import { countDeadLetters, listOutboxDeadLetters, listParkedMessages, replayOutboxDeadLetter, replayParkedMessage } from './dead-letters';
 import { enqueueEvent, enqueueEvents, isUnpublishable, OutboxRelay, UnpublishableError } from './outbox';
@@ -424,6 +424,25 @@ describe('consumers', () => {
   });
 });
 
+/** One handler call of a locking test: its event's key, its transaction, the test's keys its transaction held. */
+interface LockCall {
+  email: string;
+  txid: string;
+  held: number;
+}
+
+/**
+ * The first handler of each transaction already held the keys of all the events in its batch
+ * (however the server split the messages into batches), and at least one batch had several keys.
+ */
+function expectAllKeysHeldAtFirst(calls: LockCall[]): void {
+  const batches = new Map<string, LockCall[]>();
+  for (const call of calls) batches.set(call.txid, [...(batches.get(call.txid) ?? []), call]);
+  const keysPerBatch = [...batches.values()].map((batch) => new Set(batch.map((call) => call.email)).size);
+  expect([...batches.values()].map((batch) => batch[0].held)).toEqual(keysPerBatch);
+  expect(Math.max(...keysPerBatch)).toBeGreaterThan(1);
+}
+
 describe('inbox consumers batch what is buffered', () => {
   const subject = () => t.bus.naming.subject(identityUserUpserted.type);
   async function publish(envelope: EventEnvelope, msgID: string = envelope.id): Promise<void> {
@@ -491,24 +510,24 @@ describe('inbox consumers batch what is buffered', () => {
   test('the lock keys of a batch are all held before the first handler runs', async () => {
     const events = Array.from({ length: 8 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i % 4}@locks.test` }));
     for (const e of events) await publish(e);
-    const heldAtFirst: number[] = [];
+    const calls: LockCall[] = [];
     const c = consumeWithInbox(t.bus, {
       name: 'locking',
       event: identityUserUpserted,
       db: prisma,
       lockKey: (data) => `user:${data.email}`,
       handler: async (data, { tx, locked }) => {
-        if (!data.email.endsWith('@locks.test') || heldAtFirst.length > 0) return;
+        if (!data.email.endsWith('@locks.test')) return;
         expect(locked).toBe(true); // the handler need not take it again
-        const [row] = await tx.$queryRaw<{ n: number }[]>`
-          SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+        const [row] = await tx.$queryRaw<{ n: number; txid: string }[]>`
+          SELECT count(*)::int AS n, txid_current()::text AS txid FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
             AND (classid::bigint << 32 | objid::bigint) IN (SELECT hashtextextended('user:user' || i || '@locks.test', 0) FROM generate_series(0, 3) i)`;
-        heldAtFirst.push(row.n);
+        calls.push({ email: data.email, txid: row.txid, held: row.n });
       },
     });
     running.push(c);
-    await waitFor(() => heldAtFirst.length === 1, 15000);
-    expect(heldAtFirst[0]).toBe(4);
+    await waitFor(() => calls.length === 8, 15000);
+    expectAllKeysHeldAtFirst(calls);
   });
 
   test('ignore sees the raw data: an ignored event is acked even when it would fail the contract, never parked', async () => {
@@ -548,6 +567,137 @@ describe('inbox consumers batch what is buffered', () => {
       const info = await (await t.bus.jsm).consumers.info(t.bus.naming.stream('IDENTITY'), t.bus.naming.durable(t.bus.service, 'terminating'));
       return info.num_pending === 0 && info.delivered.stream_seq === info.ack_floor.stream_seq;
     }, 5000);
+  });
+});
+
+describe('inbox consumers on plain SQL (plainSql: a pg transaction on the client\'s own pool)', () => {
+  const subject = () => t.bus.naming.subject(identityUserUpserted.type);
+  async function publish(envelope: EventEnvelope, msgID: string = envelope.id): Promise<void> {
+    await t.bus.js.publish(subject(), JSON.stringify(envelope), { msgID });
+  }
+  const insertEffect = (tx: SqlTx, eventId: string, note: string) =>
+    tx.query({ name: 'test-insert-effect', text: 'INSERT INTO effect (event_id, note) VALUES ($1, $2)', values: [eventId, note] });
+  const txidOf = async (tx: SqlTx) => (await tx.query<{ txid: string }>({ text: 'SELECT txid_current()::text AS txid' })).rows[0].txid;
+
+  test('buffered messages are handled in one pg transaction, in arrival order; a duplicate has its effect once', async () => {
+    const events = Array.from({ length: 20 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i}@sql-batch.test` }));
+    for (const e of events) await publish(e);
+    await publish(events[5], randomUUID()); // the same event again under another message id
+    const handled: { email: string; txid: string; locked: boolean }[] = [];
+    const c = consumeWithInbox(t.bus, {
+      name: 'sql-batching',
+      event: identityUserUpserted,
+      db: prisma,
+      plainSql: true,
+      handler: async (data, { tx, envelope, locked }) => {
+        if (!data.email.endsWith('@sql-batch.test')) return;
+        handled.push({ email: data.email, txid: await txidOf(tx), locked });
+        await insertEffect(tx, envelope.id, data.email);
+      },
+    });
+    running.push(c);
+    await waitFor(async () => (await prisma.effect.count({ where: { note: { endsWith: '@sql-batch.test' } } })) === 20, 15000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(handled.map((h) => h.email)).toEqual(events.map((e) => (e.data as { email: string }).email));
+    expect(handled.every((h) => !h.locked)).toBe(true); // no lockKey, no lock
+    expect(await prisma.effect.count({ where: { eventId: events[5].id } })).toBe(1);
+    expect(await prisma.inbox.count({ where: { eventId: { in: events.map((e) => e.id) } } })).toBe(20);
+    // a pg transaction per batch, not per message (nor autocommit per statement)
+    expect(new Set(handled.map((h) => h.txid)).size).toBeLessThanOrEqual(3);
+  });
+
+  test('the lock keys of a batch are held before the first handler runs', async () => {
+    const events = Array.from({ length: 8 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i % 4}@sql-locks.test` }));
+    for (const e of events) await publish(e);
+    const calls: LockCall[] = [];
+    const c = consumeWithInbox(t.bus, {
+      name: 'sql-locking',
+      event: identityUserUpserted,
+      db: prisma,
+      plainSql: true,
+      lockKey: (data) => `user:${data.email}`,
+      handler: async (data, { tx, locked }) => {
+        if (!data.email.endsWith('@sql-locks.test')) return;
+        expect(locked).toBe(true); // the handler need not take it again
+        const { rows } = await tx.query<{ n: number; txid: string }>({
+          text: `SELECT count(*)::int AS n, txid_current()::text AS txid FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+            AND (classid::bigint << 32 | objid::bigint) IN (SELECT hashtextextended('user:user' || i || '@sql-locks.test', 0) FROM generate_series(0, 3) i)`,
+        });
+        const [row] = rows;
+        calls.push({ email: data.email, txid: row.txid, held: row.n });
+      },
+    });
+    running.push(c);
+    await waitFor(() => calls.length === 8, 15000);
+    expectAllKeysHeldAtFirst(calls);
+  });
+
+  test('a poison message in a batch is parked alone, a flaky one retried alone; the others commit once', async () => {
+    const good = Array.from({ length: 6 }, (_, i) => envelopeOf({ ...userEvent(i), email: `good${i}@sql-poison.test` }));
+    const poison = envelopeOf({ ...userEvent(90), email: 'poison@sql-poison.test' });
+    const flaky = envelopeOf({ ...userEvent(91), email: 'flaky@sql-poison.test' });
+    for (const e of [good[0], good[1], poison, good[2], flaky, good[3], good[4], good[5]]) await publish(e);
+    const attempts = new Map<string, number>();
+    const c = consumeWithInbox(t.bus, {
+      name: 'sql-poisoned',
+      event: identityUserUpserted,
+      db: prisma,
+      plainSql: true,
+      backoffMs: [50],
+      handler: async (data, { tx, envelope }) => {
+        if (!data.email.endsWith('@sql-poison.test')) return;
+        const n = (attempts.get(data.email) ?? 0) + 1;
+        attempts.set(data.email, n);
+        await insertEffect(tx, envelope.id, data.email);
+        if (data.email.startsWith('poison')) throw new PermanentFailure('never');
+        if (data.email.startsWith('flaky') && n < 3) throw new Error('not yet');
+      },
+    });
+    running.push(c);
+    await waitFor(async () => (await prisma.effect.count({ where: { eventId: flaky.id } })) === 1, 15000);
+    await waitFor(async () => (await prisma.parkedMessage.count({ where: { eventId: poison.id } })) === 1, 15000);
+    await new Promise((r) => setTimeout(r, 300));
+    for (const e of good) expect(await prisma.effect.count({ where: { eventId: e.id } })).toBe(1);
+    expect(await prisma.effect.count({ where: { eventId: poison.id } })).toBe(0);
+    expect(await prisma.inbox.count({ where: { eventId: poison.id } })).toBe(0);
+    expect((await prisma.parkedMessage.findFirstOrThrow({ where: { eventId: poison.id } })).deliveries).toBe(1);
+    expect(attempts.get('poison@sql-poison.test')).toBe(2); // in the batch, then alone
+  });
+
+  test('a handler that fails after writing leaves nothing behind (rolled back), and the connection goes back clean', async () => {
+    const failing = envelopeOf({ ...userEvent(1), email: 'fails@sql-rollback.test' });
+    const after = envelopeOf({ ...userEvent(2), email: 'after@sql-rollback.test' });
+    let failures = 0;
+    const c = consumeWithInbox(t.bus, {
+      name: 'sql-rollback',
+      event: identityUserUpserted,
+      db: prisma,
+      plainSql: true,
+      backoffMs: [60_000], // redelivered only long after the test: each failure is seen once
+      handler: async (data, { tx, envelope }) => {
+        if (!data.email.endsWith('@sql-rollback.test')) return;
+        await insertEffect(tx, envelope.id, data.email);
+        if (data.email.startsWith('fails')) {
+          failures += 1;
+          throw new Error('handler failed after its insert');
+        }
+      },
+    });
+    running.push(c);
+    await c.ready;
+    await publish(failing);
+    await waitFor(() => failures >= 1, 10000);
+    await publish(after);
+    await waitFor(async () => (await prisma.effect.count({ where: { eventId: after.id } })) === 1, 10000);
+    expect(await prisma.effect.count({ where: { eventId: failing.id } })).toBe(0);
+    expect(await prisma.inbox.count({ where: { eventId: failing.id } })).toBe(0);
+    expect(await prisma.parkedMessage.count({ where: { eventId: failing.id } })).toBe(0); // transient: retried later, not parked
+    // every pooled connection is idle, none left inside the failed transaction
+    const { rows } = await sqlPoolOf(prisma).query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()
+         AND application_name = (SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid())`,
+    );
+    expect(rows[0].n).toBe(0);
   });
 });
 

@@ -1,6 +1,8 @@
 import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { eventEnvelopeSchema, streamOf, type EventContract, type EventData, type EventEnvelope } from '@pasar/contracts';
+import { sqlPoolOf } from '@pasar/db';
+import type pg from 'pg';
 import type { Bus } from './bus';
 import { REQUEST_ID_HEADER } from './bus';
 
@@ -8,6 +10,13 @@ import { REQUEST_ID_HEADER } from './bus';
 export interface InboxTx {
   $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>;
   $queryRaw<T = unknown>(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<T>;
+}
+/**
+ * A plain pg client inside a transaction (a `pg.PoolClient` fits): what a handler on the plain-SQL
+ * path gets. Hot handlers pass named statements (`{ name, text, values }`): prepared once per connection.
+ */
+export interface SqlTx {
+  query<R = Record<string, unknown>>(statement: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 export interface ParkingDb {
   parkedMessage: {
@@ -71,6 +80,18 @@ export interface InboxConsumerOptions<E extends EventContract, TTx extends Inbox
    * first, in sorted order, so two batches (or two consumers of one service) never deadlock.
    */
   lockKey?: (data: EventData<E>) => string;
+}
+
+/**
+ * An inbox consumer whose transaction is a plain pg one on `sqlPoolOf(db)` (the same connections
+ * as the Prisma client `db`, made by createPrisma) instead of a Prisma interactive transaction:
+ * for hot handlers written as prepared statements, where Prisma's per-call cost dominates.
+ */
+export interface SqlInboxConsumerOptions<E extends EventContract> extends Omit<InboxConsumerOptions<E, InboxTx>, 'db' | 'handler'> {
+  plainSql: true;
+  /** A client made by createPrisma: its pool runs the transactions, its `parkedMessage` parks. */
+  db: ParkingDb;
+  handler: (data: EventData<E>, ctx: MessageContext & { tx: SqlTx; locked: boolean }) => Promise<void>;
 }
 
 /**
@@ -344,19 +365,39 @@ export function consume<E extends EventContract>(bus: Bus, options: ConsumerOpti
  * per event in arrival order; all are acked after the commit. If that transaction fails, each
  * message gets its own transaction, so one that fails (or can never succeed) is retried or parked
  * alone and the others commit.
+ *
+ * With `plainSql: true` the transaction is a plain pg one on the Prisma client's own pool and the
+ * handler gets a pg client (SqlTx); otherwise it is a Prisma interactive transaction.
  */
+export function consumeWithInbox<E extends EventContract>(bus: Bus, options: SqlInboxConsumerOptions<E>): RunningConsumer;
+export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(bus: Bus, options: InboxConsumerOptions<E, TTx>): RunningConsumer;
 export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
   bus: Bus,
-  options: InboxConsumerOptions<E, TTx>,
+  options: InboxConsumerOptions<E, TTx> | SqlInboxConsumerOptions<E>,
 ): RunningConsumer {
   const durable = bus.naming.durable(bus.service, options.name);
   const settler = new MessageSettler<E>(bus, durable, { ...options, parking: options.db });
 
   /** One transaction for the deliveries: inbox rows, locks, then the handler for each new event. */
-  const handleTogether = (deliveries: Delivery<E>[]): Promise<void> =>
-    options.db.$transaction(async (tx) => {
-      const ids = deliveries.map((d) => d.envelope.id.toLowerCase());
-      const keys = options.lockKey ? [...new Set(deliveries.map((d) => options.lockKey!(d.data)))].sort() : [];
+  const handleTogether = async (deliveries: Delivery<E>[]): Promise<void> => {
+    const ids = deliveries.map((d) => d.envelope.id.toLowerCase());
+    const keys = options.lockKey ? [...new Set(deliveries.map((d) => options.lockKey!(d.data)))].sort() : [];
+    const locked = keys.length > 0;
+    /** The deliveries whose inbox row is new (an id twice in the batch: its first delivery). */
+    const todoOf = (inserted: { id: string }[]) => {
+      const fresh = new Set(inserted.map((r) => r.id));
+      return deliveries.filter((d, i) => fresh.delete(ids[i]));
+    };
+    if ('plainSql' in options && options.plainSql) {
+      const { handler } = options;
+      await inSqlTransaction(sqlPoolOf(options.db), async (tx) => {
+        const { rows } = await tx.query<{ id: string }>({ ...INBOX_BATCH, values: [durable, ids, keys] });
+        for (const d of todoOf(rows)) await handler(d.data, { ...d.ctx, tx, locked });
+      });
+      return;
+    }
+    const { db, handler } = options as InboxConsumerOptions<E, TTx>;
+    await db.$transaction(async (tx) => {
       // one round trip: the locks first (the uncorrelated sub-select runs once, before any row is
       // inserted; unnest yields the array's order, so they are taken in sorted order), then the
       // inbox rows; the events already handled drop out of RETURNING
@@ -364,10 +405,9 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
         INSERT INTO inbox (consumer, event_id) SELECT ${durable}, id FROM unnest(${ids}::uuid[]) AS id
         WHERE (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${keys}::text[]) AS k) AS locks) >= 0
         ON CONFLICT DO NOTHING RETURNING event_id::text AS id`;
-      const fresh = new Set(inserted.map((r) => r.id));
-      const todo = deliveries.filter((d, i) => fresh.delete(ids[i])); // an id twice in the batch: its first delivery
-      for (const d of todo) await options.handler(d.data, { ...d.ctx, tx, locked: keys.length > 0 });
+      for (const d of todoOf(inserted)) await handler(d.data, { ...d.ctx, tx, locked });
     });
+  };
 
   return runDurable(bus, options, durable, async (msgs) => {
     const deliveries: Delivery<E>[] = [];
@@ -395,4 +435,28 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
     }
     for (const d of deliveries) await settler.settle(d, () => handleTogether([d]));
   });
+}
+
+/** The Prisma path's inbox statement as a prepared one (same text: locks, then the new inbox rows). */
+const INBOX_BATCH = {
+  name: 'bus-inbox-batch',
+  text: `INSERT INTO inbox (consumer, event_id) SELECT $1, id FROM unnest($2::uuid[]) AS id
+    WHERE (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($3::text[]) AS k) AS locks) >= 0
+    ON CONFLICT DO NOTHING RETURNING event_id::text AS id`,
+};
+
+/** Runs `work` in a transaction on a client of `pool`; a client whose rollback failed is discarded, not reused. */
+async function inSqlTransaction(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    await work(client);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
 }

@@ -33,6 +33,8 @@ export {
   type InboxTx,
   type MessageContext,
   type ParkingDb,
+  type SqlInboxConsumerOptions,
+  type SqlTx,
   type RunningConsumer,
   type TransactionalDb,
   type Unvalidated,

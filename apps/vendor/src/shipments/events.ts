@@ -1,6 +1,14 @@
-import { consumeWithInbox, type RunningConsumer } from '@pasar/bus';
-import { adminShipmentBooked, checkoutOrderCreated, checkoutOrderPaid, checkoutOrderStatusChanged, type EventData, type OrderStatus } from '@pasar/contracts';
-import { lockKey, now, type Tx, type VendorDeps } from '../deps';
+import { consumeWithInbox, type RunningConsumer, type SqlTx } from '@pasar/bus';
+import {
+  adminShipmentBooked,
+  checkoutOrderCreated,
+  checkoutOrderPaid,
+  checkoutOrderStatusChanged,
+  vendorShipmentStatusChanged,
+  type EventData,
+  type OrderStatus,
+} from '@pasar/contracts';
+import { EVENT_SOURCE, now, type Tx, type VendorDeps } from '../deps';
 import type { VendorContext } from '../feature';
 import { trackingUrlFor } from './rules';
 import { transitionShipment } from './transition';
@@ -34,14 +42,23 @@ export function shipmentConsumers(ctx: VendorContext): RunningConsumer[] {
       name: 'shipments-order-created',
       event: checkoutOrderCreated,
       db: prisma,
+      plainSql: true,
       lockKey: byOrder,
       handler: (order, { tx, locked }) => createShipments(tx, ctx, order, { locked }),
     }),
-    consumeWithInbox(bus, { name: 'shipments-order-paid', event: checkoutOrderPaid, db: prisma, lockKey: byOrder, handler: (order, { tx, locked }) => markOrderPaid(tx, ctx, order, { locked }) }),
+    consumeWithInbox(bus, {
+      name: 'shipments-order-paid',
+      event: checkoutOrderPaid,
+      db: prisma,
+      plainSql: true,
+      lockKey: byOrder,
+      handler: (order, { tx, locked }) => markOrderPaid(tx, ctx, order, { locked }),
+    }),
     consumeWithInbox(bus, {
       name: 'shipments-order-closed',
       event: checkoutOrderStatusChanged,
       db: prisma,
+      plainSql: true,
       // most status changes (paid, shipped, ...) close nothing: acked without parsing or a transaction
       ignore: (change) => !isClosedUnpaid(change.status),
       lockKey: byOrder,
@@ -52,58 +69,155 @@ export function shipmentConsumers(ctx: VendorContext): RunningConsumer[] {
 }
 
 /**
+ * The transaction the order handlers run in: the consumers' plain pg client (hot path, named
+ * prepared statements) or a Prisma transaction client (tests, one-off callers). Both run the same
+ * statement text.
+ */
+export type OrderTx = Tx | SqlTx;
+
+/** Runs a named statement on either kind of transaction; answers its rows. */
+async function run<R extends object>(tx: OrderTx, statement: { name: string; text: string }, values: unknown[]): Promise<R[]> {
+  if ('$queryRawUnsafe' in tx) return tx.$queryRawUnsafe<R[]>(statement.text, ...values);
+  return (await tx.query<R>({ ...statement, values })).rows;
+}
+
+/**
+ * The outbox rows of vendor.shipment.status_changed for the shipments a CTE named `moved` returned
+ * (what transitionShipment enqueues: one event per shipment, in id order, envelope built here).
+ * Placeholders: previous status, changed at (also the row's updated_at, so typed timestamptz: formatted here as
+ * JavaScript's toISOString does), occurred at (ISO text), type, version, source.
+ */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+function statusEventsCte(p: { previous: string; changedAt: string; occurredAt: string; type: string; version: string; source: string }): string {
+  return `events AS (
+      INSERT INTO outbox (id, type, payload, headers)
+      SELECT e.event_id, ${p.type}::text, jsonb_build_object('id', e.event_id, 'type', ${p.type}::text, 'version', ${p.version}::int, 'source', ${p.source}::text,
+        'occurredAt', ${p.occurredAt}::text, 'data', jsonb_build_object(
+          'shipmentId', e.id, 'orderId', e.order_id, 'storeId', e.store_id, 'status', e.status, 'previousStatus', ${p.previous}::text,
+          'courier', e.courier, 'trackingId', e.tracking_id, 'trackingUrl', e.tracking_url,
+          'shippedAt', ${iso('e.shipped_at')}, 'deliveredAt', ${iso('e.delivered_at')}, 'cancelledAt', ${iso('e.cancelled_at')},
+          'reason', e.cancel_reason, 'changedAt', ${iso(`${p.changedAt}::timestamptz`)})), '{}'
+      FROM (SELECT gen_random_uuid() AS event_id, m.* FROM moved m WHERE m.status <> 'pending_payment' ORDER BY m.id) AS e
+    )`;
+}
+/** The values statusEventsCte's placeholders take after the statement's own, in that order. */
+const eventValues = (at: Date) => [at.toISOString(), new Date().toISOString(), vendorShipmentStatusChanged.type, vendorShipmentStatusChanged.version, EVENT_SOURCE.source];
+
+/**
+ * The shipments of the known stores with their items, already paid (or cancelled) when the order's
+ * paid (closed) event came first, with their status event: what inserting them pending_payment and
+ * then transitioning them did, in one statement. Paid wins over closed, as before (pay ran first).
+ */
+const CREATE_SHIPMENTS = {
+  name: 'vendor-create-shipments',
+  text: `WITH paid AS (SELECT paid_at FROM paid_order WHERE order_id = $1::uuid),
+    closed AS (SELECT status, closed_at FROM closed_order WHERE order_id = $1::uuid),
+    known AS (
+      SELECT s.id, s.store_id, s.shipping_method_id, s.subtotal, s.shipping_fee, s.total
+      FROM unnest($12::uuid[], $13::uuid[], $14::uuid[], $15::numeric[], $16::numeric[], $17::numeric[])
+        AS s(id, store_id, shipping_method_id, subtotal, shipping_fee, total)
+      WHERE EXISTS (SELECT 1 FROM store WHERE store.id = s.store_id)
+    ), moved AS (
+      INSERT INTO shipment (id, order_id, short_id, store_id, customer_id, shipping_method_id, subtotal, shipping_fee, total,
+        recipient_name, recipient_phone, address_line_1, address_line_2, city, postcode, state, created_at,
+        status, paid_at, cancelled_at, cancel_reason, updated_at)
+      SELECT k.id, $1::uuid, $2, k.store_id, $3::uuid, k.shipping_method_id, k.subtotal, k.shipping_fee, k.total,
+        $4, $5, $6, $7, $8, $9, $10, $11::timestamptz,
+        CASE WHEN paid.paid_at IS NOT NULL THEN 'paid' WHEN closed.status IS NOT NULL THEN 'cancelled' ELSE 'pending_payment' END::shipment_status,
+        paid.paid_at,
+        CASE WHEN paid.paid_at IS NULL THEN closed.closed_at END,
+        CASE WHEN paid.paid_at IS NULL AND closed.status IS NOT NULL THEN 'order ' || closed.status END,
+        CASE WHEN paid.paid_at IS NOT NULL OR closed.status IS NOT NULL THEN $27::timestamptz ELSE now() END
+      FROM known k LEFT JOIN paid ON true LEFT JOIN closed ON true
+      ON CONFLICT (id) DO NOTHING
+      RETURNING *
+    ), shipment_items AS (
+      INSERT INTO shipment_item (id, shipment_id, product_id, variant_id, product_name, variant_name, quantity, unit_price, weight_kg)
+      SELECT i.id, i.shipment_id, i.product_id, i.variant_id, i.product_name, i.variant_name, i.quantity, i.unit_price, i.weight_kg
+      FROM unnest($18::uuid[], $19::uuid[], $20::uuid[], $21::uuid[], $22::text[], $23::text[], $24::int[], $25::numeric[], $26::numeric[])
+        AS i(id, shipment_id, product_id, variant_id, product_name, variant_name, quantity, unit_price, weight_kg)
+      WHERE i.shipment_id IN (SELECT id FROM known)
+      ON CONFLICT (id) DO NOTHING
+    ), ${statusEventsCte({ previous: "'pending_payment'", changedAt: '$27', occurredAt: '$28', type: '$29', version: '$30', source: '$31' })}
+    SELECT COALESCE((SELECT array_agg(DISTINCT store_id::text) FROM known), '{}') AS "knownStoreIds"`,
+};
+
+/** Remembers the payment and moves the order's pending_payment shipments to paid, with their events. */
+const MARK_ORDER_PAID = {
+  name: 'vendor-mark-order-paid',
+  text: `WITH remembered AS (
+      INSERT INTO paid_order (order_id, paid_at) VALUES ($1::uuid, $2::timestamptz) ON CONFLICT DO NOTHING
+    ), moved AS (
+      UPDATE shipment SET status = 'paid', paid_at = $2::timestamptz, updated_at = $3::timestamptz
+      WHERE order_id = $1::uuid AND status = 'pending_payment'
+      RETURNING *
+    ), ${statusEventsCte({ previous: "'pending_payment'", changedAt: '$3', occurredAt: '$4', type: '$5', version: '$6', source: '$7' })}
+    SELECT count(*)::int AS moved FROM moved`,
+};
+
+/** Remembers the closing and cancels the order's pending_payment shipments, with their events. */
+const CLOSE_UNPAID_ORDER = {
+  name: 'vendor-close-unpaid-order',
+  text: `WITH remembered AS (
+      INSERT INTO closed_order (order_id, status, closed_at) VALUES ($1::uuid, $2::text, $3::timestamptz) ON CONFLICT DO NOTHING
+    ), moved AS (
+      UPDATE shipment SET status = 'cancelled', cancelled_at = $3::timestamptz, cancel_reason = 'order ' || $2::text, updated_at = $4::timestamptz
+      WHERE order_id = $1::uuid AND status = 'pending_payment'
+      RETURNING *
+    ), ${statusEventsCte({ previous: "'pending_payment'", changedAt: '$4', occurredAt: '$5', type: '$6', version: '$7', source: '$8' })}
+    SELECT count(*)::int AS moved FROM moved`,
+};
+
+const LOCK_ORDER = { name: 'vendor-lock-order', text: 'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended($1::text, 0))' };
+
+/**
  * One shipment per sub-order of a store that exists here, with the sub-order's id, its items and
  * the recipient address, status pending_payment. Idempotent (inbox, and rows keyed by checkout's
- * ids). When the order's paid event was handled first, the new shipments move on to paid at once.
+ * ids). When the order's paid (or closed) event was handled first, the new shipments start paid
+ * (cancelled), with the status event the transition writes. One statement after the order's lock.
  *
  * The created and paid handlers commute: both take the order's lock first, so whichever runs second
  * sees what the first committed (without it, two concurrent transactions each missed the other's
- * uncommitted row and the shipment stayed pending_payment for ever).
+ * uncommitted row and the shipment stayed pending_payment for ever). The lock is its own statement:
+ * a statement's snapshot is taken before it waits for a lock it takes itself.
  */
-export async function createShipments(tx: Tx, deps: Deps, order: OrderCreated, lock: OrderLock = {}): Promise<void> {
+export async function createShipments(tx: OrderTx, deps: Deps, order: OrderCreated, lock: OrderLock = {}): Promise<void> {
   await lockOrder(tx, order.orderId, lock);
   const address = order.shippingAddress;
   const subOrders = order.subOrders;
   const items = subOrders.flatMap((s) => s.items.map((item) => ({ ...item, shipmentId: s.subOrderId })));
-  // one statement (one round trip): the shipments of the stores known here with their items (the
-  // foreign keys are checked at its end), and whether the order was already paid or closed; it
-  // reads after the order's lock, so it sees what the paid and closed handlers committed
-  const [written] = await tx.$queryRaw<{ knownStoreIds: string[]; paidAt: Date | null; closedStatus: string | null; closedAt: Date | null }[]>`
-    WITH known AS (
-      SELECT s.id, s.store_id, s.shipping_method_id, s.subtotal, s.shipping_fee, s.total
-      FROM unnest(${subOrders.map((s) => s.subOrderId)}::uuid[], ${subOrders.map((s) => s.storeId)}::uuid[],
-        ${subOrders.map((s) => s.shippingMethodId)}::uuid[], ${subOrders.map((s) => s.subtotal)}::numeric[],
-        ${subOrders.map((s) => s.shippingFee)}::numeric[], ${subOrders.map((s) => s.total)}::numeric[])
-        AS s(id, store_id, shipping_method_id, subtotal, shipping_fee, total)
-      WHERE EXISTS (SELECT 1 FROM store WHERE store.id = s.store_id)
-    ), shipments AS (
-      INSERT INTO shipment (id, order_id, short_id, store_id, customer_id, shipping_method_id, subtotal, shipping_fee, total,
-        recipient_name, recipient_phone, address_line_1, address_line_2, city, postcode, state, created_at)
-      SELECT id, ${order.orderId}::uuid, ${order.shortId}, store_id, ${order.customerId}::uuid, shipping_method_id, subtotal, shipping_fee, total,
-        ${address.fullName}, ${address.phone}, ${address.addressLine1}, ${address.addressLine2}, ${address.city}, ${address.postcode},
-        ${address.state}, ${new Date(order.createdAt)}::timestamptz
-      FROM known
-      ON CONFLICT (id) DO NOTHING
-    ), shipment_items AS (
-      INSERT INTO shipment_item (id, shipment_id, product_id, variant_id, product_name, variant_name, quantity, unit_price, weight_kg)
-      SELECT i.id, i.shipment_id, i.product_id, i.variant_id, i.product_name, i.variant_name, i.quantity, i.unit_price, i.weight_kg
-      FROM unnest(${items.map((i) => i.orderItemId)}::uuid[], ${items.map((i) => i.shipmentId)}::uuid[], ${items.map((i) => i.productId)}::uuid[],
-        ${items.map((i) => i.variantId)}::uuid[], ${items.map((i) => i.productName)}::text[], ${items.map((i) => i.variantName)}::text[],
-        ${items.map((i) => i.quantity)}::int[], ${items.map((i) => i.unitPrice)}::numeric[], ${items.map((i) => i.weightKg)}::numeric[])
-        AS i(id, shipment_id, product_id, variant_id, product_name, variant_name, quantity, unit_price, weight_kg)
-      WHERE i.shipment_id IN (SELECT id FROM known)
-      ON CONFLICT (id) DO NOTHING
-    )
-    SELECT COALESCE((SELECT array_agg(DISTINCT store_id::text) FROM known), '{}') AS "knownStoreIds",
-      (SELECT paid_at FROM paid_order WHERE order_id = ${order.orderId}::uuid) AS "paidAt",
-      (SELECT status FROM closed_order WHERE order_id = ${order.orderId}::uuid) AS "closedStatus",
-      (SELECT closed_at FROM closed_order WHERE order_id = ${order.orderId}::uuid) AS "closedAt"`;
+  const [written] = await run<{ knownStoreIds: string[] }>(tx, CREATE_SHIPMENTS, [
+    order.orderId,
+    order.shortId,
+    order.customerId,
+    address.fullName,
+    address.phone,
+    address.addressLine1,
+    address.addressLine2,
+    address.city,
+    address.postcode,
+    address.state,
+    new Date(order.createdAt).toISOString(),
+    subOrders.map((s) => s.subOrderId),
+    subOrders.map((s) => s.storeId),
+    subOrders.map((s) => s.shippingMethodId),
+    subOrders.map((s) => s.subtotal),
+    subOrders.map((s) => s.shippingFee),
+    subOrders.map((s) => s.total),
+    items.map((i) => i.orderItemId),
+    items.map((i) => i.shipmentId),
+    items.map((i) => i.productId),
+    items.map((i) => i.variantId),
+    items.map((i) => i.productName),
+    items.map((i) => i.variantName),
+    items.map((i) => i.quantity),
+    items.map((i) => i.unitPrice),
+    items.map((i) => i.weightKg),
+    ...eventValues(now(deps)),
+  ]);
   const known = new Set(written.knownStoreIds);
   const unknownStores = [...new Set(subOrders.map((s) => s.storeId))].filter((id) => !known.has(id));
   if (unknownStores.length) deps.log.warn({ orderId: order.orderId, unknownStores }, 'sub-orders of unknown stores get no shipment');
-  if (known.size === 0) return;
-  if (written.paidAt) await payShipments(tx, deps, order.orderId, written.paidAt);
-  if (written.closedStatus && written.closedAt) await closeShipments(tx, deps, order.orderId, written.closedStatus, written.closedAt);
 }
 
 /**
@@ -111,37 +225,21 @@ export async function createShipments(tx: Tx, deps: Deps, order: OrderCreated, l
  * event that comes later) and cancels its pending_payment shipments, with a status event each.
  * Other status changes are not vendor's business here.
  */
-export async function closeUnpaidOrder(tx: Tx, deps: Deps, change: OrderStatusChanged, lock: OrderLock = {}): Promise<void> {
+export async function closeUnpaidOrder(tx: OrderTx, deps: Deps, change: OrderStatusChanged, lock: OrderLock = {}): Promise<void> {
   if (!isClosedUnpaid(change.status)) return;
   await lockOrder(tx, change.orderId, lock);
-  const closedAt = new Date(change.changedAt);
-  await tx.closedOrder.createMany({ data: [{ orderId: change.orderId, status: change.status, closedAt }], skipDuplicates: true });
-  await closeShipments(tx, deps, change.orderId, change.status, closedAt);
-}
-
-async function closeShipments(tx: Tx, deps: Deps, orderId: string, status: string, closedAt: Date): Promise<void> {
-  const pending = await tx.shipment.findMany({ where: { orderId, status: 'pending_payment' }, select: { id: true }, orderBy: { id: 'asc' } });
-  const at = now(deps);
-  for (const { id } of pending) await transitionShipment(tx, { id }, 'close', { cancelledAt: closedAt, cancelReason: `order ${status}` }, at);
+  await run(tx, CLOSE_UNPAID_ORDER, [change.orderId, change.status, new Date(change.changedAt).toISOString(), ...eventValues(now(deps))]);
 }
 
 /** Remembers the payment (for a created event that comes later) and moves the order's shipments pending_payment → paid. */
-export async function markOrderPaid(tx: Tx, deps: Deps, order: OrderPaid, lock: OrderLock = {}): Promise<void> {
+export async function markOrderPaid(tx: OrderTx, deps: Deps, order: OrderPaid, lock: OrderLock = {}): Promise<void> {
   await lockOrder(tx, order.orderId, lock);
-  const paidAt = new Date(order.paidAt);
-  await tx.paidOrder.createMany({ data: [{ orderId: order.orderId, paidAt }], skipDuplicates: true });
-  await payShipments(tx, deps, order.orderId, paidAt);
+  await run(tx, MARK_ORDER_PAID, [order.orderId, new Date(order.paidAt).toISOString(), ...eventValues(now(deps))]);
 }
 
 /** Serialises the handlers of one order's events (created, paid, closed) for the rest of the transaction. */
-async function lockOrder(tx: Tx, orderId: string, { locked = false }: OrderLock): Promise<void> {
-  if (!locked) await lockKey(tx, orderLockKey(orderId));
-}
-
-async function payShipments(tx: Tx, deps: Deps, orderId: string, paidAt: Date): Promise<void> {
-  const pending = await tx.shipment.findMany({ where: { orderId, status: 'pending_payment' }, select: { id: true }, orderBy: { id: 'asc' } });
-  const at = now(deps);
-  for (const { id } of pending) await transitionShipment(tx, { id }, 'pay', { paidAt }, at);
+async function lockOrder(tx: OrderTx, orderId: string, { locked = false }: OrderLock): Promise<void> {
+  if (!locked) await run(tx, LOCK_ORDER, [orderLockKey(orderId)]);
 }
 
 /** A carrier booking: tracking fields and awaiting_pickup, from paid or processing; otherwise it changes nothing. */

@@ -1,0 +1,107 @@
+import { eventEnvelopeSchema, vendorShipmentStatusChanged, type EventEnvelope } from '@pasar/contracts';
+import { sqlPoolOf } from '@pasar/db';
+import { silentLog } from '@pasar/testkit';
+import type { SqlTx } from '@pasar/bus';
+import { orderCreated } from '../../test/shipments';
+import { givenStore, startTestVendor, type TestStore, type TestVendor } from '../../test/vendor';
+import { closeUnpaidOrder, createShipments, markOrderPaid } from './events';
+
+// The order handlers build vendor.shipment.status_changed in SQL (no enqueueEvent, no zod on the
+// way out): these tests hold them to what enqueueEvent would have written, on the consumers' plain
+// pg client.
+
+let t: TestVendor;
+let store: TestStore;
+let neighbour: TestStore;
+
+beforeAll(async () => {
+  t = await startTestVendor();
+  store = await givenStore(t);
+  neighbour = await givenStore(t);
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+const AT = new Date('2026-04-02T08:30:15.123Z');
+const deps = () => ({ config: t.vendor.config, log: silentLog, clock: () => AT });
+
+/** Runs `work` in a plain pg transaction on the vendor's own pool, as the consumers do. */
+async function inPgTransaction(work: (tx: SqlTx) => Promise<void>): Promise<void> {
+  const client = await sqlPoolOf(t.vendor.prisma).connect();
+  try {
+    await client.query('BEGIN');
+    await work(client);
+    await client.query('COMMIT');
+  } finally {
+    client.release();
+  }
+}
+
+async function envelopesOf(shipmentIds: string[]): Promise<{ rowId: string; envelope: EventEnvelope }[]> {
+  const rows = await t.vendor.prisma.outbox.findMany({ where: { type: vendorShipmentStatusChanged.type }, orderBy: { seq: 'asc' } });
+  return rows
+    .map((row) => ({ rowId: row.id, envelope: row.payload as unknown as EventEnvelope }))
+    .filter(({ envelope }) => shipmentIds.includes((envelope.data as { shipmentId: string }).shipmentId));
+}
+
+/** The envelope is one enqueueEvent would write: its schema and the contract's data schema accept it unchanged. */
+function expectContractShaped({ rowId, envelope }: { rowId: string; envelope: EventEnvelope }): void {
+  expect(envelope.id).toBe(rowId);
+  expect(eventEnvelopeSchema.parse(envelope)).toEqual(envelope);
+  expect(vendorShipmentStatusChanged.data.parse(envelope.data)).toEqual(envelope.data);
+  expect(envelope).toMatchObject({ type: vendorShipmentStatusChanged.type, version: vendorShipmentStatusChanged.version, source: 'vendor' });
+  expect(Date.parse(envelope.occurredAt)).not.toBeNaN();
+}
+
+test('paid before created, on a pg client: the shipments start paid, one contract-shaped event each, in shipment id order', async () => {
+  const order = orderCreated([store.storeId, neighbour.storeId]);
+  await inPgTransaction((tx) => markOrderPaid(tx, deps(), { orderId: order.orderId, shortId: order.shortId, customerId: order.customerId, isB2b: false, subOrderIds: [], total: order.total, paidAt: '2026-04-01T10:00:00.000Z' }));
+  await inPgTransaction((tx) => createShipments(tx, deps(), order));
+  const ids = order.subOrders.map((s) => s.subOrderId).sort();
+  const rows = await t.vendor.prisma.shipment.findMany({ where: { orderId: order.orderId }, orderBy: { id: 'asc' } });
+  expect(rows.map((r) => [r.id, r.status, r.paidAt, r.updatedAt])).toEqual(ids.map((id) => [id, 'paid', new Date('2026-04-01T10:00:00.000Z'), AT]));
+  expect(await t.vendor.prisma.shipmentItem.count({ where: { shipmentId: { in: ids } } })).toBe(4);
+  const events = await envelopesOf(ids);
+  expect(events.map((e) => (e.envelope.data as { shipmentId: string }).shipmentId)).toEqual(ids);
+  events.forEach(expectContractShaped);
+  const storeOf = new Map(order.subOrders.map((s) => [s.subOrderId, s.storeId]));
+  expect(events.map((e) => e.envelope.data)).toEqual(
+    ids.map((id) => ({
+      shipmentId: id,
+      orderId: order.orderId,
+      storeId: storeOf.get(id),
+      status: 'paid',
+      previousStatus: 'pending_payment',
+      courier: null,
+      trackingId: null,
+      trackingUrl: null,
+      shippedAt: null,
+      deliveredAt: null,
+      cancelledAt: null,
+      reason: null,
+      changedAt: AT.toISOString(),
+    })),
+  );
+});
+
+test('closed after created, on a pg client: cancelled with its time and reason, the event carries them; a second close changes nothing', async () => {
+  const order = orderCreated([store.storeId]);
+  const id = order.subOrders[0].subOrderId;
+  await inPgTransaction((tx) => createShipments(tx, deps(), order));
+  expect(await t.vendor.prisma.shipment.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'pending_payment', paidAt: null, cancelledAt: null });
+  expect(await envelopesOf([id])).toEqual([]); // created pending_payment: no status event
+  const change = { orderId: order.orderId, isB2b: false, status: 'expired' as const, previousStatus: 'pending_payment' as const, changedAt: '2026-04-01T11:00:00.456Z' };
+  await inPgTransaction((tx) => closeUnpaidOrder(tx, deps(), change));
+  await inPgTransaction((tx) => closeUnpaidOrder(tx, deps(), change));
+  expect(await t.vendor.prisma.shipment.findUniqueOrThrow({ where: { id } })).toMatchObject({
+    status: 'cancelled',
+    cancelledAt: new Date(change.changedAt),
+    cancelReason: 'order expired',
+    updatedAt: AT,
+  });
+  const events = await envelopesOf([id]);
+  expect(events).toHaveLength(1);
+  expectContractShaped(events[0]);
+  expect(events[0].envelope.data).toMatchObject({ status: 'cancelled', previousStatus: 'pending_payment', cancelledAt: change.changedAt, reason: 'order expired', changedAt: AT.toISOString() });
+});
