@@ -311,14 +311,21 @@ export async function placePlainOrder(batcher: OrderBatcher, priced: PricedOrder
     : badRequest('insufficient_stock', 'not enough stock of a product of this order for the quantity asked');
 }
 
-/** The rows of a priced order as place_order_batch inserts them, and the order as a read of it would answer. */
-export async function batchEntryOf(priced: PricedOrder): Promise<{ order: Order; entry: BatchEntry }> {
+/** A priced order's rows before they are written: the order, fresh sub-order and item ids, and its order.created outbox row. */
+async function newOrderRows(priced: PricedOrder) {
   const { plan, lines, shipping } = priced;
   const order = orderRow(priced);
   const subOrderIds = plan.subOrders.map(() => randomUUID());
   const itemIds = lines.map(() => randomUUID());
   const subOrderOf = (storeId: string) => subOrderIds[plan.subOrders.findIndex((s) => s.storeId === storeId)];
   const [outbox] = await orderCreatedOutboxRows({ order, plan, lines, subOrderIds, itemIds, shipping }, priced.input.requestId);
+  return { order, subOrderIds, itemIds, subOrderOf, outbox };
+}
+
+/** The rows of a priced order as place_order_batch inserts them, and the order as a read of it would answer. */
+export async function batchEntryOf(priced: PricedOrder): Promise<{ order: Order; entry: BatchEntry }> {
+  const { plan, lines, shipping } = priced;
+  const { order, subOrderIds, itemIds, subOrderOf, outbox } = await newOrderRows(priced);
   const created = order.createdAt.toISOString();
   const updated = order.updatedAt.toISOString();
   const entry: BatchEntry = {
@@ -440,11 +447,7 @@ async function orderCreatedOutboxRows(written: WrittenOrder, requestId: string |
  */
 async function insertOrder(db: Db, priced: PricedOrder): Promise<Order | null> {
   const { plan, lines, shipping } = priced;
-  const order = orderRow(priced);
-  const subOrderIds = plan.subOrders.map(() => randomUUID());
-  const itemIds = lines.map(() => randomUUID());
-  const subOrderOf = (storeId: string) => subOrderIds[plan.subOrders.findIndex((s) => s.storeId === storeId)];
-  const [outbox] = await orderCreatedOutboxRows({ order, plan, lines, subOrderIds, itemIds, shipping }, priced.input.requestId);
+  const { order, subOrderIds, itemIds, subOrderOf, outbox } = await newOrderRows(priced);
   const money = (amounts: readonly Prisma.Decimal[]) => amounts.map((a) => cents(a).toFixed(2));
   const [written] = await db.$queryRaw<{ placed: number }[]>`
     WITH gate AS (SELECT 1 AS one), placed AS (
