@@ -9,7 +9,7 @@ import { REQUEST_ID_HEADER } from './bus';
 /** A service's Prisma transaction client (structural, so any service's fits): the inbox rows and locks are raw SQL. */
 export interface InboxTx {
   $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>;
-  $queryRaw<T = unknown>(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<T>;
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T>;
 }
 /**
  * A plain pg client inside a transaction (a `pg.PoolClient` fits): what a handler on the plain-SQL
@@ -398,13 +398,7 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
     }
     const { db, handler } = options as InboxConsumerOptions<E, TTx>;
     await db.$transaction(async (tx) => {
-      // one round trip: the locks first (the uncorrelated sub-select runs once, before any row is
-      // inserted; unnest yields the array's order, so they are taken in sorted order), then the
-      // inbox rows; the events already handled drop out of RETURNING
-      const inserted = await tx.$queryRaw<{ id: string }[]>`
-        INSERT INTO inbox (consumer, event_id) SELECT ${durable}, id FROM unnest(${ids}::uuid[]) AS id
-        WHERE (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${keys}::text[]) AS k) AS locks) >= 0
-        ON CONFLICT DO NOTHING RETURNING event_id::text AS id`;
+      const inserted = await tx.$queryRawUnsafe<{ id: string }[]>(INBOX_BATCH.text, durable, ids, keys);
       for (const d of todoOf(inserted)) await handler(d.data, { ...d.ctx, tx, locked });
     });
   };
@@ -437,7 +431,12 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
   });
 }
 
-/** The Prisma path's inbox statement as a prepared one (same text: locks, then the new inbox rows). */
+/**
+ * The inbox statement of both paths (prepared by name on the plain-SQL one), one round trip: the
+ * locks first (the uncorrelated sub-select runs once, before any row is inserted; unnest yields the
+ * array's order, so they are taken in sorted order), then the inbox rows; the events already
+ * handled drop out of RETURNING. $1 consumer, $2 event ids, $3 sorted lock keys.
+ */
 const INBOX_BATCH = {
   name: 'bus-inbox-batch',
   text: `INSERT INTO inbox (consumer, event_id) SELECT $1, id FROM unnest($2::uuid[]) AS id

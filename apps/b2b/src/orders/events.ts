@@ -1,4 +1,4 @@
-import { consumeWithInbox, type RunningConsumer } from '@pasar/bus';
+import { consumeWithInbox, type RunningConsumer, type Unvalidated } from '@pasar/bus';
 import { checkoutOrderCreated, checkoutOrderPaid, checkoutOrderStatusChanged, type EventData } from '@pasar/contracts';
 import type { Logger } from 'pino';
 import { lockKey, type Tx } from '../deps';
@@ -18,7 +18,7 @@ export function orderConsumers({ bus, prisma, log }: B2bContext): RunningConsume
       name: 'b2b-order-created',
       event: checkoutOrderCreated,
       db: prisma,
-      ignore: (order) => !(order.isB2b === true && Array.isArray(order.purchaseRequestIds) && order.purchaseRequestIds.length > 0),
+      ignore: (order) => !isB2bOrderWithRequests(order),
       lockKey: byOrder,
       handler: (order, { tx }) => confirmOrder(tx, log, order),
     }),
@@ -41,8 +41,9 @@ export function orderConsumers({ bus, prisma, log }: B2bContext): RunningConsume
   ];
 }
 
-/** Only a B2B order placed for purchase requests concerns b2b's order handlers. */
-export const isB2bOrderWithRequests = (order: OrderCreated): boolean => order.isB2b && order.purchaseRequestIds.length > 0;
+/** Only a B2B order placed for purchase requests concerns b2b's order handlers (also asked of unchecked data, by `ignore`). */
+export const isB2bOrderWithRequests = (order: Unvalidated<OrderCreated>): boolean =>
+  order.isB2b === true && Array.isArray(order.purchaseRequestIds) && order.purchaseRequestIds.length > 0;
 
 /**
  * Step 3 of B2B submit (confirm): the order's purchase requests become paid with its order id,
