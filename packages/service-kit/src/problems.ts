@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import etag from 'etag';
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Response } from 'express';
 import { z } from 'zod';
@@ -74,13 +74,8 @@ export function writeProblem(res: ServerResponse, method: string | undefined, st
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
   res.setHeader('Content-Length', String(body.length));
-  res.setHeader('ETag', weakEtag(body));
+  res.setHeader('ETag', etag(body, { weak: true })); // what express's send sets
   res.end(method === 'HEAD' ? undefined : body);
-}
-
-/** Express's default (weak) ETag of a non-empty body: its length in hex and the start of its SHA-1. */
-function weakEtag(body: Buffer): string {
-  return `W/"${body.length.toString(16)}-${createHash('sha1').update(body).digest('base64').slice(0, 27)}"`;
 }
 
 export function zodIssues(err: z.ZodError): NonNullable<Problem['errors']> {

@@ -91,7 +91,7 @@ describe('request log', () => {
 });
 
 describe('requestLineLogger', () => {
-  test('writes the very line pino writes for the same fields (level, time, bindings, fields, msg)', async () => {
+  test('writes the line the service logger writes for the same fields (level, time, bindings, fields, msg), the URL\'s secrets redacted', async () => {
     const direct = new CapturedLog();
     const viaPino = new CapturedLog();
     const child = (stream: CapturedLog) => createLogger('test', 'info', stream).child({ extra: 'bound' });
@@ -126,7 +126,7 @@ describe('requestLineLogger', () => {
     ['a mixin', { mixin: () => ({ mixed: true }) }, { mixed: true }],
     ['a log formatter', { formatters: { log: (o: Record<string, unknown>) => ({ ...o, formatted: true }) } }, { formatted: true }],
     ['a req serializer', { serializers: { req: (r: { method: string }) => ({ only: r.method }) } }, { req: { only: 'GET' } }],
-  ])('a logger it cannot write for exactly (%s) still gets the line, through pino', async (_case, options, expected) => {
+  ])('the logger\'s own options apply to the line (%s)', async (_case, options, expected) => {
     const log = new CapturedLog();
     const line = requestLineLogger(pino({ level: 'info', ...options }, log));
     const server = createServer((req, res) => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler } from 'express';
-import pino, { type Level, type Logger } from 'pino';
+import type { Level, Logger } from 'pino';
 import { redactUrl } from './logger';
 
 declare module 'express-serve-static-core' {
@@ -28,67 +28,27 @@ export type RequestLine = (req: IncomingMessage, res: ServerResponse, requestId:
 /**
  * The request line writer of `requestLogger`, also for requests served outside express (the
  * gateway's proxied path). The line holds no secret field (no headers; the URL's secret query
- * values are redacted here), so it is written straight to the logger's stream, in the logger's
- * own format, without pino's per-call redaction pass over the object. A logger this cannot write
- * for exactly (mixin, hooks, a stream that wants metadata) gets the line through pino as usual.
+ * values are redacted here), so it goes through a child logger without redaction paths (pino's
+ * `child(bindings, { redact })` override): the same stream, level, bindings, serializers and
+ * format, without the per-call redaction pass over the object.
  */
 export function requestLineLogger(log: Logger): RequestLine {
-  const write = directWriter(log);
+  const lines = log.child({}, { redact: [] });
   return (req, res, requestId) => {
     const started = performance.now();
     const url = req.url ?? ''; // as received: routers and the proxy rewrite req.url later
     res.once('close', () => {
       const finished = res.writableFinished;
       const level = requestLogLevel(res.statusCode, finished);
-      if (!log.isLevelEnabled(level)) return;
+      if (!lines.isLevelEnabled(level)) return;
       const fields = {
         reqId: requestId(),
         req: { method: req.method, url: redactUrl(url), remoteAddress: req.socket.remoteAddress },
         res: { statusCode: res.statusCode },
         responseTime: Math.round(performance.now() - started),
       };
-      const msg = finished ? 'request completed' : 'request aborted';
-      if (write) write(level, fields, msg);
-      else log[level](fields, msg);
+      lines[level](fields, finished ? 'request completed' : 'request aborted');
     });
-  };
-}
-
-const LINE_FIELDS = ['reqId', 'req', 'res', 'responseTime'];
-
-type LineWriter = (level: Level, fields: object, msg: string) => void;
-
-/** Writes a line as pino would for `log[level](fields, msg)`, or undefined when pino must do it. */
-function directWriter(log: Logger): LineWriter | undefined {
-  const s = pino.symbols as unknown as Record<string, symbol>; // msgPrefixSym is missing from pino's types
-  const internals = log as unknown as Record<symbol, unknown>;
-  const stream = internals[s.streamSym] as { write?: (line: string) => unknown; [key: symbol]: unknown } | undefined;
-  const levelPrefix = internals[s.lsCacheSym] as Record<number, string> | undefined;
-  const time = internals[s.timeSym] as (() => string) | undefined;
-  const hooks = internals[s.hooksSym] as { logMethod?: unknown } | undefined;
-  const formatters = internals[s.formattersSym] as { log?: unknown } | undefined;
-  const serializers = (internals[s.serializersSym] ?? {}) as Record<string, unknown>;
-  if (
-    typeof stream?.write !== 'function' ||
-    stream[s.needsMetadataGsym] ||
-    !levelPrefix ||
-    typeof time !== 'function' ||
-    internals[s.mixinSym] ||
-    hooks?.logMethod ||
-    formatters?.log ||
-    LINE_FIELDS.some((field) => field in serializers) ||
-    internals[s.msgPrefixSym] ||
-    internals[s.messageKeySym] !== 'msg' ||
-    internals[s.nestedKeySym]
-  ) {
-    return undefined;
-  }
-  const write = stream.write.bind(stream);
-  return (level, fields, msg) => {
-    const body = JSON.stringify(fields);
-    // chindings are read per line: a child logger's bindings may change (setBindings)
-    const chindings = internals[s.chindingsSym] as string;
-    write(`${levelPrefix[log.levels.values[level]]}${time()}${chindings},${body.slice(1, -1)},"msg":${JSON.stringify(msg)}}\n`);
   };
 }
 
