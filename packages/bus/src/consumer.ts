@@ -435,7 +435,8 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
  * The inbox statement of both paths (prepared by name on the plain-SQL one), one round trip: the
  * locks first (the uncorrelated sub-select runs once, before any row is inserted; unnest yields the
  * array's order, so they are taken in sorted order), then the inbox rows; the events already
- * handled drop out of RETURNING. $1 consumer, $2 event ids, $3 sorted lock keys.
+ * handled drop out of RETURNING. $1 consumer, $2 event ids, $3 sorted lock keys. A key's lock is
+ * the one @pasar/db's lockKey takes (same hash), so a handler's own lockKey of it does not wait.
  */
 const INBOX_BATCH = {
   name: 'bus-inbox-batch',

@@ -1,4 +1,5 @@
 import { consumeWithInbox, type RunningConsumer, type SqlTx } from '@pasar/bus';
+import { lockKey } from '@pasar/db';
 import {
   adminShipmentBooked,
   checkoutOrderCreated,
@@ -168,8 +169,6 @@ const CLOSE_UNPAID_ORDER = {
     SELECT count(*)::int AS moved FROM moved`,
 };
 
-const LOCK_ORDER = { name: 'vendor-lock-order', text: 'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended($1::text, 0))' };
-
 /**
  * One shipment per sub-order of a store that exists here, with the sub-order's id, its items and
  * the recipient address, status pending_payment. Idempotent (inbox, and rows keyed by checkout's
@@ -239,7 +238,7 @@ export async function markOrderPaid(tx: OrderTx, deps: Deps, order: OrderPaid, l
 
 /** Serialises the handlers of one order's events (created, paid, closed) for the rest of the transaction. */
 async function lockOrder(tx: OrderTx, orderId: string, { locked = false }: OrderLock): Promise<void> {
-  if (!locked) await run(tx, LOCK_ORDER, [orderLockKey(orderId)]);
+  if (!locked) await lockKey(tx, orderLockKey(orderId));
 }
 
 /** A carrier booking: tracking fields and awaiting_pickup, from paid or processing; otherwise it changes nothing. */
