@@ -62,4 +62,45 @@ describe('SessionCache', () => {
     cache.set(session('t1'), cache.epoch);
     expect(cache.get('t1')).toBeUndefined();
   });
+
+  it('shares one look-up among concurrent misses of a token, and none across tokens', async () => {
+    const cache = new SessionCache(5_000, 10, clock);
+    let loads = 0;
+    let release: (value: string) => void = () => undefined;
+    const load = () => {
+      loads += 1;
+      return new Promise<string>((r) => (release = r));
+    };
+    const first = cache.lookUpOnce('t1', load);
+    const second = cache.lookUpOnce('t1', load);
+    const other = cache.lookUpOnce('t2', () => Promise.resolve('other'));
+    release('row');
+    expect(await Promise.all([first, second, other])).toEqual(['row', 'row', 'other']);
+    expect(loads).toBe(1);
+    // done: the next miss asks again
+    const again = cache.lookUpOnce('t1', load);
+    release('row again');
+    expect(await again).toBe('row again');
+    expect(loads).toBe(2);
+  });
+
+  it('a failed look-up fails its sharers and is not kept', async () => {
+    const cache = new SessionCache(5_000, 10, clock);
+    const failing = cache.lookUpOnce('t1', () => Promise.reject(new Error('database away')));
+    const sharer = cache.lookUpOnce('t1', () => Promise.resolve('not asked'));
+    await expect(failing).rejects.toThrow('database away');
+    await expect(sharer).rejects.toThrow('database away');
+    expect(await cache.lookUpOnce('t1', () => Promise.resolve('fresh'))).toBe('fresh');
+  });
+
+  it('a look-up under way when a token is revoked is not shared with later requests', async () => {
+    const cache = new SessionCache(5_000, 10, clock);
+    let release: (value: string) => void = () => undefined;
+    const before = cache.lookUpOnce('t1', () => new Promise<string>((r) => (release = r)));
+    cache.deleteTokens(['t1']);
+    const after = cache.lookUpOnce('t1', () => Promise.resolve('read after the revocation'));
+    release('read before');
+    expect(await before).toBe('read before');
+    expect(await after).toBe('read after the revocation');
+  });
 });

@@ -25,6 +25,8 @@ interface Entry {
  */
 export class SessionCache {
   private readonly entries = new Map<string, Entry>();
+  /** Database look-ups under way, by token hash: concurrent misses of one token share one. */
+  private readonly lookups = new Map<string, Promise<unknown>>();
   private currentEpoch = 0;
 
   constructor(
@@ -63,20 +65,40 @@ export class SessionCache {
     }
   }
 
-  deleteTokens(tokenHashes: string[]): void {
+  /**
+   * Runs `load` for a token unless a look-up of it is already under way, whose answer is then
+   * shared: when a cached session expires under load, its many requests ask the database once.
+   * A look-up that started before an invalidation is not shared after it.
+   */
+  lookUpOnce<T>(tokenHash: string, load: () => Promise<T>): Promise<T> {
+    const running = this.lookups.get(tokenHash);
+    if (running) return running as Promise<T>;
+    const started = load().finally(() => {
+      if (this.lookups.get(tokenHash) === started) this.lookups.delete(tokenHash);
+    });
+    this.lookups.set(tokenHash, started);
+    return started;
+  }
+
+  private invalidated(): void {
     this.currentEpoch += 1;
+    this.lookups.clear();
+  }
+
+  deleteTokens(tokenHashes: string[]): void {
+    this.invalidated();
     for (const hash of tokenHashes) this.entries.delete(hash);
   }
 
   deleteUser(userId: string): void {
-    this.currentEpoch += 1;
+    this.invalidated();
     for (const [hash, entry] of this.entries) {
       if (entry.session.user.id === userId) this.entries.delete(hash);
     }
   }
 
   clear(): void {
-    this.currentEpoch += 1;
+    this.invalidated();
     this.entries.clear();
   }
 }

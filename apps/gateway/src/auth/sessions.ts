@@ -42,6 +42,11 @@ export async function resolveSession(
   if (cached && cached.expiresAt > now && !shouldExtendSession(cached.lastSeenAt, now)) {
     return { session: cached, extended: false };
   }
+  return deps.cache.lookUpOnce(tokenHash, () => lookUpSession(deps, tokenHash, now));
+}
+
+/** resolveSession's database part: the row, its sliding expiry, then the cache. */
+async function lookUpSession(deps: SessionDeps, tokenHash: string, now: Date): Promise<{ session: ResolvedSession; extended: boolean } | null> {
   const epoch = deps.cache.epoch;
   const row = await deps.prisma.session.findUnique({ where: { tokenHash }, include: { user: true } });
   if (!row || row.expiresAt <= now) return null;
