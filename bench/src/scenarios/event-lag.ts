@@ -64,6 +64,8 @@ interface Lag {
   lagMs: number;
   /** Submit answered → the first probe sent (after reading the sub-order id): the resolution floor. */
   firstPollAfterMs: number;
+  /** Submit answered → the probe that found the shipment in vendor's table. */
+  rowSeenAfterMs: number;
   polls: number;
 }
 
@@ -110,10 +112,11 @@ export const eventLag: Scenario = {
         if (performance.now() - placed.answeredAt > giveUpMs) throw new Error(`shipment ${shipmentId} not in vendor's table after ${giveUpMs} ms`);
         await sleep(pollPauseMs(performance.now() - placed.answeredAt));
       }
+      const rowSeenAfterMs = performance.now() - placed.answeredAt;
       // readable = the vendor's own GET through the gateway answers 200
       for (let polls = 1; ; polls += 1) {
         const shipment = await client.call('GET', `/api/v1/vendor/shipments/${shipmentId}`, { cookie: store.vendor.cookie });
-        if (shipment.status === 200) return { orderId: placed.orderId, lagMs: performance.now() - placed.answeredAt, firstPollAfterMs, polls: probes + polls };
+        if (shipment.status === 200) return { orderId: placed.orderId, lagMs: performance.now() - placed.answeredAt, firstPollAfterMs, rowSeenAfterMs, polls: probes + polls };
         if (shipment.status !== 404) throw new Error(`GET /vendor/shipments/${shipmentId} answered ${shipment.status}`);
         if (performance.now() - placed.answeredAt > giveUpMs) throw new Error(`shipment ${shipmentId} not readable after ${giveUpMs} ms`);
         await sleep(1);
@@ -130,14 +133,18 @@ export const eventLag: Scenario = {
       const lags = await inParallel(orders, inFlight, (i) => measure(buyers[i % buyers.length]));
       const elapsedS = (performance.now() - started) / 1000;
       const floor = latencySummary(lags.map((l) => l.firstPollAfterMs));
+      const rowSeen = latencySummary(lags.map((l) => l.rowSeenAfterMs));
+      const readAfterRow = latencySummary(lags.map((l) => l.lagMs - l.rowSeenAfterMs));
       const steps = await eventSteps(stack, lags.map((l) => l.orderId));
-      log(`steps (ms, p50/p99): submit → relay ${steps.relayMs.p50Ms}/${steps.relayMs.p99Ms}, relay → vendor ${steps.consumerMs.p50Ms}/${steps.consumerMs.p99Ms}; first probe after the answer ${floor.p50Ms}/${floor.p99Ms}`);
+      log(`steps (ms, p50/p99): submit → relay ${steps.relayMs.p50Ms}/${steps.relayMs.p99Ms}, relay → vendor ${steps.consumerMs.p50Ms}/${steps.consumerMs.p99Ms}; first probe after the answer ${floor.p50Ms}/${floor.p99Ms}; row seen after the answer ${rowSeen.p50Ms}/${rowSeen.p99Ms}, then GET ${readAfterRow.p50Ms}/${readAfterRow.p99Ms}`);
       return {
         orders,
         inFlight,
         elapsedS: round(elapsedS),
         lag: latencySummary(lags.map((l) => l.lagMs)),
         firstPollAfter: floor,
+        rowSeenAfter: rowSeen,
+        getAfterRowSeen: readAfterRow,
         meanPolls: round(lags.reduce((a, l) => a + l.polls, 0) / lags.length),
         steps,
       };
