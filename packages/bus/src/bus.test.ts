@@ -632,6 +632,33 @@ describe('inbox consumers on plain SQL (plainSql: a pg transaction on the client
     expectAllKeysHeldAtFirst(calls);
   });
 
+  test('lock keys and the consumer name reach SQL as literals: a quote in a key is data, and that key is the one locked', async () => {
+    const key = (email: string) => `user:${email}'); DROP TABLE effect; --`;
+    const events = Array.from({ length: 3 }, (_, i) => envelopeOf({ ...userEvent(i), email: `o'brien${i}@sql-quotes.test` }));
+    for (const e of events) await publish(e);
+    const held: boolean[] = [];
+    const c = consumeWithInbox(t.bus, {
+      name: 'sql-quoting',
+      event: identityUserUpserted,
+      db: prisma,
+      plainSql: true,
+      lockKey: (data) => key(data.email),
+      handler: async (data, { tx, envelope }) => {
+        if (!data.email.endsWith('@sql-quotes.test')) return;
+        const { rows } = await tx.query<{ n: number }>({
+          text: `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND (classid::bigint << 32 | objid::bigint) = hashtextextended($1, 0)`,
+          values: [key(data.email)],
+        });
+        held.push(rows[0].n === 1);
+        await insertEffect(tx, envelope.id, data.email);
+      },
+    });
+    running.push(c);
+    await waitFor(async () => (await prisma.effect.count({ where: { note: { endsWith: '@sql-quotes.test' } } })) === 3, 15000);
+    expect(held).toEqual([true, true, true]);
+    expect(await prisma.inbox.count({ where: { eventId: { in: events.map((e) => e.id) } } })).toBe(3);
+  });
+
   test('a poison message in a batch is parked alone, a flaky one retried alone; the others commit once', async () => {
     const good = Array.from({ length: 6 }, (_, i) => envelopeOf({ ...userEvent(i), email: `good${i}@sql-poison.test` }));
     const poison = envelopeOf({ ...userEvent(90), email: 'poison@sql-poison.test' });

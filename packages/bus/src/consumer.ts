@@ -390,15 +390,15 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
     };
     if ('plainSql' in options && options.plainSql) {
       const { handler } = options;
-      await inSqlTransaction(sqlPoolOf(options.db), async (tx) => {
-        const { rows } = await tx.query<{ id: string }>({ ...INBOX_BATCH, values: [durable, ids, keys] });
-        for (const d of todoOf(rows)) await handler(d.data, { ...d.ctx, tx, locked });
+      // BEGIN and the inbox statement go in one round trip (the transaction's first)
+      await inSqlTransaction(sqlPoolOf(options.db), (tx) => beginWithInbox(tx, durable, ids, keys), async (tx, inserted) => {
+        for (const d of todoOf(inserted)) await handler(d.data, { ...d.ctx, tx, locked });
       });
       return;
     }
     const { db, handler } = options as InboxConsumerOptions<E, TTx>;
     await db.$transaction(async (tx) => {
-      const inserted = await tx.$queryRawUnsafe<{ id: string }[]>(INBOX_BATCH.text, durable, ids, keys);
+      const inserted = await tx.$queryRawUnsafe<{ id: string }[]>(INBOX_BATCH, durable, ids, keys);
       for (const d of todoOf(inserted)) await handler(d.data, { ...d.ctx, tx, locked });
     });
   };
@@ -432,26 +432,41 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
 }
 
 /**
- * The inbox statement of both paths (prepared by name on the plain-SQL one), one round trip: the
- * locks first (the uncorrelated sub-select runs once, before any row is inserted; unnest yields the
- * array's order, so they are taken in sorted order), then the inbox rows; the events already
- * handled drop out of RETURNING. $1 consumer, $2 event ids, $3 sorted lock keys. A key's lock is
- * the one @pasar/db's lockKey takes (same hash), so a handler's own lockKey of it does not wait.
+ * The inbox statement, one round trip: the locks first (the uncorrelated sub-select runs once,
+ * before any row is inserted; unnest yields the array's order, so they are taken in sorted order),
+ * then the inbox rows; the events already handled drop out of RETURNING. Its arguments are SQL
+ * expressions: the consumer, the event ids (uuid[]) and the sorted lock keys (text[]). A key's lock
+ * is the one @pasar/db's lockKey takes (same hash), so a handler's own lockKey of it does not wait.
  */
-const INBOX_BATCH = {
-  name: 'bus-inbox-batch',
-  text: `INSERT INTO inbox (consumer, event_id) SELECT $1, id FROM unnest($2::uuid[]) AS id
-    WHERE (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($3::text[]) AS k) AS locks) >= 0
-    ON CONFLICT DO NOTHING RETURNING event_id::text AS id`,
-};
+const inboxStatement = (consumer: string, ids: string, keys: string) =>
+  `INSERT INTO inbox (consumer, event_id) SELECT ${consumer}, id FROM unnest(${ids}) AS id
+    WHERE (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${keys}) AS k) AS locks) >= 0
+    ON CONFLICT DO NOTHING RETURNING event_id::text AS id`;
 
-/** Runs `work` in a transaction on a client of `pool`; a client whose rollback failed is discarded, not reused. */
-async function inSqlTransaction(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<void>): Promise<void> {
+/** The Prisma path's inbox statement: $1 consumer, $2 event ids, $3 sorted lock keys. */
+const INBOX_BATCH = inboxStatement('$1', '$2::uuid[]', '$3::text[]');
+
+/**
+ * BEGIN and the inbox statement as one simple-protocol query (one round trip instead of two), its
+ * values escaped as literals by pg (escapeLiteral); answers the inserted inbox rows.
+ */
+async function beginWithInbox(tx: pg.PoolClient, consumer: string, ids: string[], keys: string[]): Promise<{ id: string }[]> {
+  const array = (values: string[], type: string) => `ARRAY[${values.map((v) => tx.escapeLiteral(v)).join(', ')}]::${type}[]`;
+  const results = (await tx.query(`BEGIN; ${inboxStatement(tx.escapeLiteral(consumer), array(ids, 'uuid'), array(keys, 'text'))}`)) as unknown as pg.QueryResult<{ id: string }>[];
+  return results[1].rows;
+}
+
+/**
+ * Runs `work` in a transaction on a client of `pool`, opened by `begin` (which sends BEGIN and may
+ * do more in the same round trip; `work` gets what it answered); a client whose rollback failed is
+ * discarded, not reused.
+ */
+async function inSqlTransaction<T>(pool: pg.Pool, begin: (tx: pg.PoolClient) => Promise<T>, work: (tx: pg.PoolClient, begun: T) => Promise<void>): Promise<void> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
-    await work(client);
+    const begun = await begin(client);
+    await work(client, begun);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
