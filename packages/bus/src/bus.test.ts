@@ -127,6 +127,89 @@ describe('outbox relay', () => {
     await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 10000); // marked after the acks
   });
 
+  describe('publishCommitted (a hot path hands its committed rows over)', () => {
+    /** The bus with its publishes counted by event id, and optionally slowed for some ids. */
+    function countingBus(slow: (id: string) => number = () => 0) {
+      const published = new Map<string, number>();
+      const js = Object.create(t.bus.js) as Bus['js'];
+      js.publish = async (...args: Parameters<Bus['js']['publish']>) => {
+        const id = args[2]?.msgID ?? '';
+        published.set(id, (published.get(id) ?? 0) + 1);
+        const pause = slow(id);
+        if (pause > 0) await new Promise((r) => setTimeout(r, pause));
+        return t.bus.js.publish(...args);
+      };
+      const bus = Object.create(t.bus) as Bus;
+      Object.defineProperty(bus, 'js', { value: js });
+      return { bus, published };
+    }
+    /** Commits an event without the outbox trigger (no NOTIFY: the relay is not woken); answers its outbox row. */
+    async function commitQuietly(data: ReturnType<typeof userEvent>) {
+      const envelope = await prisma.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('SET LOCAL session_replication_role = replica');
+        return enqueueEvent(tx, identityUserUpserted, data, { source: 'test' });
+      });
+      return { id: envelope.id, type: envelope.type, payload: envelope, headers: {} };
+    }
+    const leading = async (relay: OutboxRelay) => waitFor(() => relay.isLeader, 5000);
+
+    test('sends them at once and marks them published; the relay does not send them again', async () => {
+      const { seen, consumer } = collect('handed-over');
+      await consumer.ready;
+      const { bus, published } = countingBus();
+      // a backstop poll far longer than the test: only a NOTIFY would wake the relay
+      const relay = new OutboxRelay({ bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 10 * 60_000 });
+      relay.start();
+      running.push(relay);
+      await leading(relay);
+      const event = userEvent(1101);
+      const row = await commitQuietly(event);
+      relay.publishCommitted([row]);
+      await waitFor(() => seen.includes(event.email), 10000);
+      await waitFor(async () => (await prisma.outbox.count({ where: { id: row.id, publishedAt: { not: null } } })) === 1, 5000);
+      // wake the relay with another row: it publishes that one only
+      const next = userEvent(1102);
+      await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, next, { source: 'test' }));
+      await waitFor(() => seen.includes(next.email), 10000);
+      expect(published.get(row.id)).toBe(1);
+      expect(seen.filter((email) => email === event.email)).toHaveLength(1);
+    });
+
+    test('the relay leaves a handed-over row alone while its publish is under way', async () => {
+      const { seen, consumer } = collect('handed-over-slow');
+      await consumer.ready;
+      let slowId = '';
+      const { bus, published } = countingBus((id) => (id === slowId ? 800 : 0));
+      const relay = new OutboxRelay({ bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 10 * 60_000 });
+      relay.start();
+      running.push(relay);
+      await leading(relay);
+      const slow = userEvent(1103);
+      const row = await commitQuietly(slow);
+      slowId = row.id;
+      relay.publishCommitted([row]);
+      // a NOTIFY now: the relay reads the pending rows while the handed-over one is still on its way
+      const other = userEvent(1104);
+      await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, other, { source: 'test' }));
+      await waitFor(() => seen.includes(other.email) && seen.includes(slow.email), 10000);
+      await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 5000);
+      expect(published.get(row.id)).toBe(1);
+    });
+
+    test('a row that cannot go out is the relay\'s again: it parks it', async () => {
+      const parked: string[] = [];
+      const relay = new OutboxRelay({ bus: t.bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 10 * 60_000, onParked: (id) => parked.push(id) });
+      relay.start();
+      running.push(relay);
+      await leading(relay);
+      const row = await commitQuietly({ ...userEvent(1105), fullName: 'x'.repeat(1100 * 1024) });
+      relay.publishCommitted([row]);
+      await waitFor(() => parked.includes(row.id), 10000);
+      expect(await prisma.outbox.count({ where: { id: row.id } })).toBe(0);
+      await prisma.$executeRawUnsafe('DELETE FROM outbox_dead_letter');
+    });
+  });
+
   test('validates event data against the contract before writing', async () => {
     await expect(
       prisma.$transaction((tx) =>

@@ -11,6 +11,7 @@ export {
   type OutboxTx,
   type EnqueueOptions,
   type OutboxRelayOptions,
+  type OutboxRow,
 } from './outbox';
 export {
   countDeadLetters,

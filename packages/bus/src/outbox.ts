@@ -7,7 +7,7 @@ import { REQUEST_ID_HEADER } from './bus';
 /** The part of a Prisma transaction client that writing to the outbox needs. */
 export interface OutboxTx {
   outbox: {
-    createMany(args: { data: { id: string; type: string; payload: object; headers: object }[] }): PromiseLike<unknown>;
+    createMany(args: { data: { id: string; type: string; payload: object; headers: Record<string, string> }[] }): PromiseLike<unknown>;
   };
 }
 
@@ -43,12 +43,13 @@ export async function enqueueEvents<E extends EventContract>(
     return envelope;
   });
   if (envelopes.length === 0) return envelopes;
+  const headers: Record<string, string> = options.requestId ? { [REQUEST_ID_HEADER]: options.requestId } : {};
   await tx.outbox.createMany({
     data: envelopes.map((e) => ({
       id: e.id,
       type: e.type,
       payload: e,
-      headers: options.requestId ? { [REQUEST_ID_HEADER]: options.requestId } : {},
+      headers,
     })),
   });
   return envelopes;
@@ -96,7 +97,8 @@ export function isUnpublishable(err: unknown): boolean {
   return false;
 }
 
-interface OutboxRow {
+/** An outbox row as the relay publishes it. */
+export interface OutboxRow {
   id: string;
   type: string;
   payload: unknown;
@@ -130,12 +132,16 @@ export class OutboxRelay {
   private readonly table: string;
   private readonly deadLetterTable: string;
   private readonly lockKey: string;
+  /** Rows handed over by publishCommitted and not yet marked: the relay's read leaves them alone. */
+  private readonly handedOver = new Set<string>();
+  private handedOverQueue: OutboxRow[] = [];
 
   constructor(private readonly options: OutboxRelayOptions) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) throw new Error(`bad schema name ${options.schema}`);
     // the marks are re-doable (a mark lost in a crash republishes the row; JetStream's duplicate
     // window and the consumers' inboxes drop it), so they need not wait for the WAL flush
-    this.pool = new pg.Pool({ connectionString: stripSchema(options.databaseUrl), max: 1, options: '-c synchronous_commit=off' });
+    // one connection for the relay's batches, one for the marks of rows handed over (publishCommitted)
+    this.pool = new pg.Pool({ connectionString: stripSchema(options.databaseUrl), max: 2, options: '-c synchronous_commit=off' });
     this.pool.on('error', (err) => options.bus.log.warn({ err }, 'outbox pool error'));
     this.table = `"${options.schema}"."outbox"`;
     this.deadLetterTable = `"${options.schema}"."outbox_dead_letter"`;
@@ -162,6 +168,45 @@ export class OutboxRelay {
     await this.loopDone;
     await this.leadDone;
     await this.pool.end();
+  }
+
+  /**
+   * Publishes rows whose transaction has just committed, at once, instead of after the NOTIFY and
+   * the relay's read (the submit path's order.created: the event leaves with the answer), and marks
+   * them published. Until then the relay's read leaves them alone; a row that does not go out is
+   * the relay's again (it retries it in order, or parks it), and one published but not marked is
+   * published again by the relay (JetStream's duplicate window and the consumers' inboxes drop it).
+   * The rows of one turn of the event loop go together (one mark). Stopped: the relay, here or in
+   * another instance, publishes them later.
+   */
+  publishCommitted(rows: readonly OutboxRow[]): void {
+    if (!this.running || rows.length === 0) return;
+    for (const row of rows) this.handedOver.add(row.id);
+    if (this.handedOverQueue.length === 0) setImmediate(() => void this.publishHandedOver());
+    this.handedOverQueue.push(...rows);
+  }
+
+  private async publishHandedOver(): Promise<void> {
+    const rows = this.handedOverQueue;
+    this.handedOverQueue = [];
+    const sentAt = new Date(); // as the relay marks its rows: when they went out
+    const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));
+    const published = rows.filter((_, i) => outcomes[i].status === 'fulfilled').map((row) => row.id);
+    try {
+      if (published.length) {
+        await this.pool.query({
+          name: `outbox-mark-handed-over-${this.options.schema}`,
+          text: `UPDATE ${this.table} SET published_at = $1 WHERE id = ANY($2::uuid[]) AND published_at IS NULL`,
+          values: [sentAt, published],
+        });
+      }
+    } catch (err) {
+      this.options.bus.log.warn({ err: String(err) }, 'could not mark published outbox rows; the relay publishes them again');
+    } finally {
+      for (const row of rows) this.handedOver.delete(row.id);
+      // what did not go out (NATS away, a row too large) is the relay's now
+      if (published.length < rows.length) this.wakeUp();
+    }
   }
 
   /** Publishes what is pending now (parking what can never go out); returns how many rows were published. */
@@ -253,11 +298,13 @@ export class OutboxRelay {
   private async publishBatch(): Promise<{ published: number; handled: number }> {
     const client = await this.pool.connect();
     try {
-      const { rows } = await client.query<OutboxRow>({
+      let { rows } = await client.query<OutboxRow>({
         name: `outbox-pending-${this.options.schema}`,
-        text: `SELECT id, type, payload, headers FROM ${this.table} WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
-        values: [this.options.batchSize ?? 200],
+        text: `SELECT id, type, payload, headers FROM ${this.table} WHERE published_at IS NULL AND NOT (id = ANY($2::uuid[])) ORDER BY seq LIMIT $1`,
+        values: [this.options.batchSize ?? 200, [...this.handedOver]],
       });
+      // a row handed over (publishCommitted) while the read ran is not the relay's either
+      rows = rows.filter((row) => !this.handedOver.has(row.id));
       if (rows.length === 0) return { published: 0, handled: 0 };
       const sentAt = new Date();
       const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));

@@ -22,6 +22,8 @@ export interface ServiceContext<C extends BaseConfig, P extends PrismaLike> {
   prisma: P;
   bus: Bus;
   log: Logger;
+  /** The service's outbox relay: `publishCommitted` sends a hot path's committed events at once. */
+  relay: OutboxRelay;
 }
 
 export interface StartServiceOptions<C extends BaseConfig, P extends PrismaLike> {
@@ -58,7 +60,6 @@ export interface RunningService<C extends BaseConfig, P extends PrismaLike> exte
   /** The internal listener of /healthz, /readyz and /metrics (with `internalOps.port`). */
   ops?: RunningServer;
   service: Service;
-  relay: OutboxRelay;
   consumers: RunningConsumer[];
   url: string;
   /** Closes in order: HTTP (drain), workers, consumers, rpc, relay, NATS, database. */
@@ -80,10 +81,10 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
   }
   const bus = await Bus.connect({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE, service: name, log });
   await ensureStreams(bus, undefined, { replicas: config.NATS_STREAM_REPLICAS });
-  const ctx: ServiceContext<C, P> = { name, config, prisma, bus, log };
-
   const relay = new OutboxRelay({ bus, databaseUrl: config.DATABASE_URL, schema: schemaFromUrl(config.DATABASE_URL) });
   relay.start();
+  const ctx: ServiceContext<C, P> = { name, config, prisma, bus, log, relay };
+
   const consumers = options.consumers?.(ctx) ?? [];
   const subscriptions = options.rpc?.(ctx) ?? [];
   const workers = [
@@ -128,7 +129,6 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
     http,
     ops,
     service,
-    relay,
     consumers,
     url: http.url,
     async close() {

@@ -12,10 +12,10 @@ import { orderRoutes } from './routes';
  */
 export const ordersFeature: CheckoutFeature = {
   name: 'orders',
-  routes: (router, { prisma, config, bus, log }) => {
+  routes: (router, { prisma, config, bus, log, relay }) => {
     promotionRoutes(router, { prisma });
     loyaltyRoutes(router, { prisma });
-    orderRoutes(router, { prisma, config, bus, log });
+    orderRoutes(router, { prisma, config, bus, log, relay });
   },
   rpc: ({ bus, prisma }) => [orderDetailsResponder(bus, prisma)],
   // on stop: orders still queued for the batcher answer 503, the batch in flight finishes

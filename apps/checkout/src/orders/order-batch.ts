@@ -1,3 +1,4 @@
+import type { OutboxRow } from '@pasar/bus';
 import { isConnectionFailure, type sqlPoolOf } from '@pasar/db';
 import { unavailable } from '@pasar/service-kit';
 
@@ -13,7 +14,7 @@ export interface BatchEntry {
   subOrders: Record<string, unknown>[];
   items: ({ product_id: string; variant_id: string | null; quantity: number } & Record<string, unknown>)[];
   payment: Record<string, unknown>;
-  outbox: { id: string; type: string; payload: unknown; headers: unknown };
+  outbox: OutboxRow;
 }
 
 export type BatchOutcome = 'placed' | 'insufficient_stock';

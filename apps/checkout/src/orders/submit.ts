@@ -1,3 +1,4 @@
+import type { OutboxRelay } from '@pasar/bus';
 import type { PlacedOrder, PostalAddress, SubmitOrderBody } from '@pasar/contracts';
 import { sqlPoolOf } from '@pasar/db';
 import { badRequest, conflict, notFound } from '@pasar/service-kit';
@@ -14,6 +15,8 @@ export interface OrderDeps {
   prisma: PrismaClient;
   config: Pick<CheckoutConfig, 'ORDER_PAYMENT_TTL'>;
   clock?: () => Date;
+  /** Publishes a batched order's order.created as soon as it committed (the service's relay); without it, the relay's NOTIFY path does. */
+  relay?: Pick<OutboxRelay, 'publishCommitted'>;
 }
 
 /** Per request: the optional Idempotency-Key header and the request id for the event. */
@@ -198,7 +201,7 @@ export async function submitOrder(deps: OrderDeps, customerId: string, body: Sub
   );
   const placement: Placement =
     !buyerTin && isPlainOrder(priced)
-      ? { alone: () => placePlainOrder(orderBatcherOf(sqlPoolOf(prisma)), priced) }
+      ? { alone: () => placePlainOrder(orderBatcherOf(sqlPoolOf(prisma)), priced, deps.relay) }
       : async (tx: Tx) => {
           if (buyerTin) await saveTinWhenUnset(tx, customerId, buyerTin);
           return writeOrder(tx, priced);
