@@ -3,6 +3,7 @@ import { defineRpc, identityUserUpserted, type EventEnvelope } from '@pasar/cont
 import { createPrisma, createTestSchema, schemaFromUrl, sqlPoolOf } from '@pasar/db';
 import { createTestBus, startOwnNatsServer, uniqueNamespace, waitFor, silentLog, type TestBus } from '@pasar/testkit';
 import { join } from 'node:path';
+import pg from 'pg';
 import pino from 'pino';
 import { z } from 'zod';
 import { PrismaClient } from '../test/generated/client';
@@ -11,7 +12,7 @@ import { migrateServiceSchema } from './migrations';
 import { consume, consumeWithInbox, PermanentFailure, type RunningConsumer, type SqlTx } from './consumer';
 import { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';
 import { countDeadLetters, listOutboxDeadLetters, listParkedMessages, replayOutboxDeadLetter, replayParkedMessage } from './dead-letters';
-import { enqueueEvent, enqueueEvents, isUnpublishable, OutboxRelay, UnpublishableError } from './outbox';
+import { enqueueEvent, enqueueEvents, HANDING_OVER, isUnpublishable, OutboxRelay, stripSchema, UnpublishableError } from './outbox';
 import { callRpc, serveRpc } from './rpc';
 import { ensureStreams } from './streams';
 
@@ -194,6 +195,27 @@ describe('outbox relay', () => {
       await waitFor(() => seen.includes(other.email) && seen.includes(slow.email), 10000);
       await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 5000);
       expect(published.get(row.id)).toBe(1);
+    });
+
+    test('a transaction that says it hands its rows over (HANDING_OVER) commits without a NOTIFY; any other sends one', async () => {
+      const listener = new pg.Client({ connectionString: stripSchema(db.databaseUrl) });
+      await listener.connect();
+      const notified: string[] = [];
+      listener.on('notification', (n) => notified.push(n.channel));
+      await listener.query(`LISTEN "outbox_${schemaFromUrl(db.databaseUrl)}"`);
+      try {
+        await prisma.$transaction(async (tx) => {
+          await tx.$queryRawUnsafe(`SELECT ${HANDING_OVER}`);
+          await enqueueEvent(tx, identityUserUpserted, userEvent(1106), { source: 'test' });
+        });
+        await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, userEvent(1107), { source: 'test' }));
+        await waitFor(() => notified.length > 0, 5000);
+        await new Promise((r) => setTimeout(r, 200));
+        // notifications arrive in commit order: the one there is came from the second commit
+        expect(notified).toEqual([`outbox_${schemaFromUrl(db.databaseUrl)}`]);
+      } finally {
+        await listener.end();
+      }
     });
 
     test('a row that cannot go out is the relay\'s again: it parks it', async () => {

@@ -4,6 +4,7 @@ export { ensureStreams, deleteNamespaceStreams, type EnsureStreamsOptions } from
 export {
   enqueueEvent,
   enqueueEvents,
+  HANDING_OVER,
   isUnpublishable,
   OutboxRelay,
   stripSchema,

@@ -97,6 +97,13 @@ export function isUnpublishable(err: unknown): boolean {
   return false;
 }
 
+/**
+ * An SQL expression that marks the statement's transaction as one whose outbox rows are handed to
+ * the relay (publishCommitted) after the commit: the outbox trigger then sends no NOTIFY. Evaluate
+ * it before the outbox insert, e.g. `SELECT f(...) FROM (SELECT <HANDING_OVER>) AS handing_over`.
+ */
+export const HANDING_OVER = "set_config('pasar.outbox_handed_over', 'on', true)";
+
 /** An outbox row as the relay publishes it. */
 export interface OutboxRow {
   id: string;

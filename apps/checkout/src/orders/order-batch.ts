@@ -1,4 +1,4 @@
-import type { OutboxRow } from '@pasar/bus';
+import { HANDING_OVER, type OutboxRelay, type OutboxRow } from '@pasar/bus';
 import { isConnectionFailure, type sqlPoolOf } from '@pasar/db';
 import { unavailable } from '@pasar/service-kit';
 
@@ -29,6 +29,11 @@ interface Queued {
 export const MAX_ORDERS_PER_BATCH = 64;
 
 const PLACE_ORDER_BATCH = 'SELECT place_order_batch($1::jsonb) AS placed';
+/** The same, its outbox rows handed to the relay after the commit (the commit sends no NOTIFY). */
+const PLACE_ORDER_BATCH_HANDING_OVER = `SELECT place_order_batch($1::jsonb) AS placed FROM (SELECT ${HANDING_OVER}) AS handing_over`;
+
+/** Where placed orders' order.created rows go once committed: the service's outbox relay. */
+export type CommittedEvents = Pick<OutboxRelay, 'publishCommitted'>;
 
 /**
  * Group commit of plain orders: an order that arrives while no batch is in flight goes at once,
@@ -41,16 +46,26 @@ const PLACE_ORDER_BATCH = 'SELECT place_order_batch($1::jsonb) AS placed';
  * placed again order by order, so a bad order fails only itself. A broken connection is never
  * retried (the batch may have committed): its orders answer 503. `stop` drains: queued orders
  * answer 503, the batch in flight finishes.
+ *
+ * With the service's relay (`handOverTo`), the placed orders' order.created rows go to
+ * `relay.publishCommitted` as soon as their batch committed, out with the answers, and the commit
+ * wakes no relay; without one, the relay's NOTIFY path publishes them.
  */
 export class OrderBatcher {
   private readonly queue: Queued[] = [];
   private inFlight: Promise<void> | null = null;
   private stopped = false;
+  private relay?: CommittedEvents;
 
   constructor(
     private readonly pool: SqlPool,
     private readonly maxOrders = MAX_ORDERS_PER_BATCH,
   ) {}
+
+  /** From now on, placed orders' events are handed to `relay` after their commit. */
+  handOverTo(relay: CommittedEvents): void {
+    this.relay = relay;
+  }
 
   /** Orders waiting for the batch in flight to return. */
   get queued(): number {
@@ -90,6 +105,7 @@ export class OrderBatcher {
   private async send(batch: Queued[]): Promise<void> {
     try {
       const placed = await this.call(batch.map((q) => q.entry));
+      this.relay?.publishCommitted(batch.filter((_, i) => placed[i]).map((q) => q.entry.outbox));
       batch.forEach((q, i) => q.resolve(placed[i] ? 'placed' : 'insufficient_stock'));
       return;
     } catch (err) {
@@ -103,6 +119,7 @@ export class OrderBatcher {
     for (const q of batch) {
       try {
         const [placed] = await this.call([q.entry]);
+        if (placed) this.relay?.publishCommitted([q.entry.outbox]);
         q.resolve(placed ? 'placed' : 'insufficient_stock');
       } catch (err) {
         q.reject(isConnectionFailure(err) ? connectionLost() : err);
@@ -111,7 +128,10 @@ export class OrderBatcher {
   }
 
   private async call(entries: BatchEntry[]): Promise<boolean[]> {
-    const result = await this.pool.query<{ placed: boolean[] }>({ name: 'place_order_batch', text: PLACE_ORDER_BATCH, values: [JSON.stringify(entries)] });
+    const statement = this.relay
+      ? { name: 'place_order_batch_handing_over', text: PLACE_ORDER_BATCH_HANDING_OVER }
+      : { name: 'place_order_batch', text: PLACE_ORDER_BATCH };
+    const result = await this.pool.query<{ placed: boolean[] }>({ ...statement, values: [JSON.stringify(entries)] });
     const placed = result.rows[0]?.placed;
     if (!Array.isArray(placed) || placed.length !== entries.length) throw new Error('place_order_batch answered a result of another size');
     return placed;
@@ -123,12 +143,13 @@ const connectionLost = () => unavailable('the database connection failed while p
 
 const batchers = new WeakMap<SqlPool, OrderBatcher>();
 
-/** The one batcher of a connection pool (of a service's Prisma client, sqlPoolOf). */
-export function orderBatcherOf(pool: SqlPool): OrderBatcher {
+/** The one batcher of a connection pool (of a service's Prisma client, sqlPoolOf), handing over to `relay` when given. */
+export function orderBatcherOf(pool: SqlPool, relay?: CommittedEvents): OrderBatcher {
   let batcher = batchers.get(pool);
   if (!batcher) {
     batcher = new OrderBatcher(pool);
     batchers.set(pool, batcher);
   }
+  if (relay) batcher.handOverTo(relay);
   return batcher;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { enqueueEvent, type OutboxRelay, type OutboxTx } from '@pasar/bus';
+import { enqueueEvent, type OutboxTx } from '@pasar/bus';
 import { checkoutOrderCreated, type EventData, type PostalAddress } from '@pasar/contracts';
 import { badRequest } from '@pasar/service-kit';
 import { chooseVariant, effectiveUnitPrice, VARIANT_PROBLEMS } from '../catalog/rules';
@@ -300,16 +300,12 @@ export function isPlainOrder(priced: PricedOrder): boolean {
 /**
  * Places a plain order (isPlainOrder) through the service's order batcher: one call of
  * `place_order_batch` with the other orders that queued meanwhile. Fresh ids on every call (a
- * retry after a short-id collision). 400 `insufficient_stock` when its units were gone (nothing
- * written). Once placed, its order.created goes to `relay.publishCommitted` (out with the answer).
+ * retry after a short-id collision). 400 `insufficient_stock` when its units were gone (nothing written).
  */
-export async function placePlainOrder(batcher: OrderBatcher, priced: PricedOrder, relay?: Pick<OutboxRelay, 'publishCommitted'>): Promise<Order> {
+export async function placePlainOrder(batcher: OrderBatcher, priced: PricedOrder): Promise<Order> {
   if (!isPlainOrder(priced)) throw new Error('placePlainOrder needs a plain order');
   const { order, entry } = await batchEntryOf(priced);
-  if ((await batcher.place(entry)) === 'placed') {
-    relay?.publishCommitted([entry.outbox]);
-    return order;
-  }
+  if ((await batcher.place(entry)) === 'placed') return order;
   throw priced.lines.length === 1
     ? insufficientStock(priced.lines[0])
     : badRequest('insufficient_stock', 'not enough stock of a product of this order for the quantity asked');

@@ -4,7 +4,7 @@ import { checkoutOrderCreated, type EventData } from '@pasar/contracts';
 import { signedHeaders, waitFor } from '@pasar/testkit';
 import { startTestCheckout, type TestCheckout } from '../../test/checkout';
 import { sqlPoolOf } from '@pasar/db';
-import { orderBatcherOf } from './order-batch';
+import { OrderBatcher, orderBatcherOf } from './order-batch';
 import { isPlainOrder, placePlainOrder, priceOrder, type PlaceOrderInput } from './place-order';
 import type { PrismaClient } from '../generated/prisma/client';
 import {
@@ -547,11 +547,12 @@ describe('plain orders: placed through the order batcher (placePlainOrder)', () 
     const { product: other } = await shop({ stock: 5 });
     const two = await priceOrder(prisma, input(customerId, [{ productId: product.id, quantity: 1 }, { productId: other.id, quantity: 2 }]));
     expect(isPlainOrder(two)).toBe(true);
+    // a batcher with the service's relay hands the placed order's order.created over once committed
     const handedOver: { id: string; type: string; payload: unknown }[] = [];
-    const relay = { publishCommitted: (rows: readonly { id: string; type: string; payload: unknown }[]) => void handedOver.push(...rows) };
-    const order = await placePlainOrder(batcher(), two, relay);
+    const handing = new OrderBatcher(sqlPoolOf(prisma));
+    handing.handOverTo({ publishCommitted: (rows) => void handedOver.push(...rows) });
+    const order = await placePlainOrder(handing, two);
     expect(await prisma.orderItem.count({ where: { orderId: order.id } })).toBe(2);
-    // its order.created goes to the relay as soon as the batch committed: the committed outbox row
     expect(handedOver).toHaveLength(1);
     const row = await prisma.outbox.findUniqueOrThrow({ where: { id: handedOver[0].id } });
     expect(row.type).toBe('checkout.order.created');
@@ -561,7 +562,7 @@ describe('plain orders: placed through the order batcher (placePlainOrder)', () 
     // one of its rows short: nothing of it is written, the other row keeps its units
     const three = await priceOrder(prisma, input(customerId, [{ productId: product.id, quantity: 1 }, { productId: other.id, quantity: 3 }]));
     await prisma.product.update({ where: { id: other.id }, data: { stock: 2 } });
-    await expect(placePlainOrder(batcher(), three, relay)).rejects.toMatchObject({ status: 400, code: 'insufficient_stock' });
+    await expect(placePlainOrder(handing, three)).rejects.toMatchObject({ status: 400, code: 'insufficient_stock' });
     expect(handedOver).toHaveLength(1); // nothing written, nothing handed over
     expect([await stockOf(prisma, product.id), await stockOf(prisma, other.id)]).toEqual([4, 2]);
     expect(await ordersOf(customerId)).toBe(1);

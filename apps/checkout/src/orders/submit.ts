@@ -1,4 +1,3 @@
-import type { OutboxRelay } from '@pasar/bus';
 import type { PlacedOrder, PostalAddress, SubmitOrderBody } from '@pasar/contracts';
 import { sqlPoolOf } from '@pasar/db';
 import { badRequest, conflict, notFound } from '@pasar/service-kit';
@@ -6,7 +5,7 @@ import { normaliseOptionalTin } from '@pasar/tax';
 import type { CheckoutConfig } from '../config';
 import type { Order, Prisma, PrismaClient } from '../generated/prisma/client';
 import { isUniqueViolation } from '../promotions/promotions';
-import { orderBatcherOf } from './order-batch';
+import { orderBatcherOf, type CommittedEvents } from './order-batch';
 import { CATALOG_ROW_JSON, catalogOf, isPlainOrder, placePlainOrder, priceOrder, writeOrder, type CatalogRow } from './place-order';
 import { requestHash } from './rules';
 
@@ -15,8 +14,8 @@ export interface OrderDeps {
   prisma: PrismaClient;
   config: Pick<CheckoutConfig, 'ORDER_PAYMENT_TTL'>;
   clock?: () => Date;
-  /** Publishes a batched order's order.created as soon as it committed (the service's relay); without it, the relay's NOTIFY path does. */
-  relay?: Pick<OutboxRelay, 'publishCommitted'>;
+  /** The service's relay: the order batcher hands placed orders' order.created to it (see OrderBatcher). */
+  relay?: CommittedEvents;
 }
 
 /** Per request: the optional Idempotency-Key header and the request id for the event. */
@@ -201,7 +200,7 @@ export async function submitOrder(deps: OrderDeps, customerId: string, body: Sub
   );
   const placement: Placement =
     !buyerTin && isPlainOrder(priced)
-      ? { alone: () => placePlainOrder(orderBatcherOf(sqlPoolOf(prisma)), priced, deps.relay) }
+      ? { alone: () => placePlainOrder(orderBatcherOf(sqlPoolOf(prisma), deps.relay), priced) }
       : async (tx: Tx) => {
           if (buyerTin) await saveTinWhenUnset(tx, customerId, buyerTin);
           return writeOrder(tx, priced);
