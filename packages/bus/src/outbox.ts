@@ -141,7 +141,6 @@ export class OutboxRelay {
   private readonly lockKey: string;
   /** Rows handed over by publishCommitted and not yet marked: the relay's read leaves them alone. */
   private readonly handedOver = new Set<string>();
-  private handedOverQueue: OutboxRow[] = [];
 
   constructor(private readonly options: OutboxRelayOptions) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) throw new Error(`bad schema name ${options.schema}`);
@@ -183,19 +182,16 @@ export class OutboxRelay {
    * them published. Until then the relay's read leaves them alone; a row that does not go out is
    * the relay's again (it retries it in order, or parks it), and one published but not marked is
    * published again by the relay (JetStream's duplicate window and the consumers' inboxes drop it).
-   * The rows of one turn of the event loop go together (one mark). Stopped: the relay, here or in
-   * another instance, publishes them later.
+   * Stopped: the relay, here or in another instance, publishes them later. The publishes are sent
+   * before this returns; one call's rows are marked together (hand a batch's rows over at once).
    */
   publishCommitted(rows: readonly OutboxRow[]): void {
     if (!this.running || rows.length === 0) return;
     for (const row of rows) this.handedOver.add(row.id);
-    if (this.handedOverQueue.length === 0) setImmediate(() => void this.publishHandedOver());
-    this.handedOverQueue.push(...rows);
+    void this.publishHandedOver(rows);
   }
 
-  private async publishHandedOver(): Promise<void> {
-    const rows = this.handedOverQueue;
-    this.handedOverQueue = [];
+  private async publishHandedOver(rows: readonly OutboxRow[]): Promise<void> {
     const sentAt = new Date(); // as the relay marks its rows: when they went out
     const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));
     const published = rows.filter((_, i) => outcomes[i].status === 'fulfilled').map((row) => row.id);
