@@ -1,23 +1,19 @@
 import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { eventEnvelopeSchema, streamOf, type EventContract, type EventData, type EventEnvelope } from '@pasar/contracts';
-import { sqlPoolOf } from '@pasar/db';
+import { sqlPoolOf, type RawTx, type SqlTx } from '@pasar/db';
 import type pg from 'pg';
 import type { Bus } from './bus';
 import { REQUEST_ID_HEADER } from './bus';
 
 /** A service's Prisma transaction client (structural, so any service's fits): the inbox rows and locks are raw SQL. */
-export interface InboxTx {
-  $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>;
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T>;
-}
+export type InboxTx = RawTx;
 /**
  * A plain pg client inside a transaction (a `pg.PoolClient` fits): what a handler on the plain-SQL
- * path gets. Hot handlers pass named statements (`{ name, text, values }`): prepared once per connection.
+ * path gets. Hot handlers pass named statements (`{ name, text, values }`, e.g. through
+ * @pasar/db's runStatement): prepared once per connection.
  */
-export interface SqlTx {
-  query<R = Record<string, unknown>>(statement: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: R[]; rowCount: number | null }>;
-}
+export type { SqlTx };
 export interface ParkingDb {
   parkedMessage: {
     create(args: {

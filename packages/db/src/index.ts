@@ -18,5 +18,5 @@ export type { CheckDriftOptions, DriftProblem, DriftProblemKind } from './drift'
 export { DEFAULT_TEST_DATABASE_URL, createTestSchema } from './testing';
 export type { TestSchema } from './testing';
 export { isConnectionFailure, sqlStateOf } from './errors';
-export { LOCK_KEY_STATEMENT, lockKey } from './locks';
-export type { RawTx, SqlQueryable } from './locks';
+export { lockKey, runStatement } from './locks';
+export type { RawTx, SqlTx } from './locks';

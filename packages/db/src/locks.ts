@@ -1,23 +1,29 @@
-/** What an advisory lock needs of a Prisma transaction client (any service's). */
+/** A Prisma client or transaction client (any service's), as far as raw SQL goes. */
 export interface RawTx {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Prisma's own signature
-  $executeRawUnsafe(query: string, ...values: any[]): PromiseLike<number>;
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T>;
 }
 
-/** What an advisory lock needs of a plain pg client in a transaction (a pool client). */
-export interface SqlQueryable {
-  query(config: { name: string; text: string; values: unknown[] }): PromiseLike<unknown>;
+/** A plain pg client (a pool client inside a transaction): statements prepared by name. */
+export interface SqlTx {
+  query<R = Record<string, unknown>>(statement: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
+/**
+ * Runs a named statement on either kind of transaction and answers its rows: on a plain pg client
+ * it is prepared by name (once per connection), on Prisma its text runs with the same values.
+ */
+export async function runStatement<R extends object>(tx: RawTx | SqlTx, statement: { name: string; text: string }, values: unknown[]): Promise<R[]> {
+  if ('$queryRawUnsafe' in tx) return tx.$queryRawUnsafe<R[]>(statement.text, ...values);
+  return (await tx.query<R>({ ...statement, values })).rows;
 }
 
 /** The statement of `lockKey`: the key hashed to the 64-bit lock id, held until the transaction ends. */
-export const LOCK_KEY_STATEMENT = { name: 'db-lock-key', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))' };
+const LOCK_KEY = { name: 'db-lock-key', text: 'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended($1::text, 0))' };
 
 /**
  * A transaction-scoped advisory lock: writers of one key (`order:<id>`, a store's addresses, one
- * application) take turns until the transaction ends. Works where the row may not exist yet. On a
- * plain pg client the statement is prepared by name.
+ * application) take turns until the transaction ends. Works where the row may not exist yet.
  */
-export async function lockKey(tx: RawTx | SqlQueryable, key: string): Promise<void> {
-  if ('$executeRawUnsafe' in tx) await tx.$executeRawUnsafe(LOCK_KEY_STATEMENT.text, key);
-  else await tx.query({ ...LOCK_KEY_STATEMENT, values: [key] });
+export async function lockKey(tx: RawTx | SqlTx, key: string): Promise<void> {
+  await runStatement(tx, LOCK_KEY, [key]);
 }

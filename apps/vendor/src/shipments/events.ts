@@ -1,5 +1,5 @@
 import { consumeWithInbox, type RunningConsumer, type SqlTx } from '@pasar/bus';
-import { lockKey } from '@pasar/db';
+import { lockKey, runStatement } from '@pasar/db';
 import {
   adminShipmentBooked,
   checkoutOrderCreated,
@@ -75,12 +75,6 @@ export function shipmentConsumers(ctx: VendorContext): RunningConsumer[] {
  * statement text.
  */
 export type OrderTx = Tx | SqlTx;
-
-/** Runs a named statement on either kind of transaction; answers its rows. */
-async function run<R extends object>(tx: OrderTx, statement: { name: string; text: string }, values: unknown[]): Promise<R[]> {
-  if ('$queryRawUnsafe' in tx) return tx.$queryRawUnsafe<R[]>(statement.text, ...values);
-  return (await tx.query<R>({ ...statement, values })).rows;
-}
 
 /**
  * The outbox rows of vendor.shipment.status_changed for the shipments a CTE named `moved` returned
@@ -185,7 +179,7 @@ export async function createShipments(tx: OrderTx, deps: Deps, order: OrderCreat
   const address = order.shippingAddress;
   const subOrders = order.subOrders;
   const items = subOrders.flatMap((s) => s.items.map((item) => ({ ...item, shipmentId: s.subOrderId })));
-  const [written] = await run<{ knownStoreIds: string[] }>(tx, CREATE_SHIPMENTS, [
+  const [written] = await runStatement<{ knownStoreIds: string[] }>(tx, CREATE_SHIPMENTS, [
     order.orderId,
     order.shortId,
     order.customerId,
@@ -227,13 +221,13 @@ export async function createShipments(tx: OrderTx, deps: Deps, order: OrderCreat
 export async function closeUnpaidOrder(tx: OrderTx, deps: Deps, change: OrderStatusChanged, lock: OrderLock = {}): Promise<void> {
   if (!isClosedUnpaid(change.status)) return;
   await lockOrder(tx, change.orderId, lock);
-  await run(tx, CLOSE_UNPAID_ORDER, [change.orderId, change.status, new Date(change.changedAt).toISOString(), ...eventValues(now(deps))]);
+  await runStatement(tx, CLOSE_UNPAID_ORDER, [change.orderId, change.status, new Date(change.changedAt).toISOString(), ...eventValues(now(deps))]);
 }
 
 /** Remembers the payment (for a created event that comes later) and moves the order's shipments pending_payment → paid. */
 export async function markOrderPaid(tx: OrderTx, deps: Deps, order: OrderPaid, lock: OrderLock = {}): Promise<void> {
   await lockOrder(tx, order.orderId, lock);
-  await run(tx, MARK_ORDER_PAID, [order.orderId, new Date(order.paidAt).toISOString(), ...eventValues(now(deps))]);
+  await runStatement(tx, MARK_ORDER_PAID, [order.orderId, new Date(order.paidAt).toISOString(), ...eventValues(now(deps))]);
 }
 
 /** Serialises the handlers of one order's events (created, paid, closed) for the rest of the transaction. */
