@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { defineRpc, identityUserUpserted, type EventEnvelope } from '@pasar/contracts';
-import { createPrisma, createTestSchema, schemaFromUrl, sqlPoolOf } from '@pasar/db';
+import { defineRpc, identityUserUpserted, type EventData, type EventEnvelope } from '@pasar/contracts';
+import { createPrisma, createTestSchema, runStatement, schemaFromUrl, sqlPoolOf, type RawTx } from '@pasar/db';
 import { createTestBus, startOwnNatsServer, uniqueNamespace, waitFor, silentLog, type TestBus } from '@pasar/testkit';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -529,6 +529,16 @@ describe('consumers', () => {
   });
 });
 
+/** Publishes an envelope on identityUserUpserted's subject (a second message id republishes the same event). */
+async function publish(envelope: EventEnvelope, msgID: string = envelope.id): Promise<void> {
+  await t.bus.js.publish(t.bus.naming.subject(identityUserUpserted.type), JSON.stringify(envelope), { msgID });
+}
+/** A handler's effect row, in its transaction of either kind. */
+const insertEffect = (tx: RawTx | SqlTx, eventId: string, note: string) =>
+  runStatement(tx, { name: 'test-insert-effect', text: 'INSERT INTO effect (event_id, note) VALUES ($1::uuid, $2)' }, [eventId, note]);
+/** The transaction a handler runs in. */
+const txidOf = async (tx: RawTx | SqlTx) => (await runStatement<{ txid: string }>(tx, { name: 'test-txid', text: 'SELECT txid_current()::text AS txid' }, []))[0].txid;
+
 /** One handler call of a locking test: its event's key, its transaction, the test's keys its transaction held. */
 interface LockCall {
   email: string;
@@ -548,55 +558,62 @@ function expectAllKeysHeldAtFirst(calls: LockCall[]): void {
   expect(Math.max(...keysPerBatch)).toBeGreaterThan(1);
 }
 
-describe('inbox consumers batch what is buffered', () => {
-  const subject = () => t.bus.naming.subject(identityUserUpserted.type);
-  async function publish(envelope: EventEnvelope, msgID: string = envelope.id): Promise<void> {
-    await t.bus.js.publish(subject(), JSON.stringify(envelope), { msgID });
+describe.each([
+  ['a Prisma interactive transaction', 'prisma'],
+  ["a plain pg transaction on the client's own pool (plainSql)", 'sql'],
+] as const)('inbox consumers batch what is buffered, in %s', (_path, path) => {
+  /** A consumer of identityUserUpserted on this path; its handler's statements go through runStatement, which takes either transaction. */
+  function inboxConsumer(options: {
+    name: string;
+    lockKey?: (data: EventData<typeof identityUserUpserted>) => string;
+    backoffMs?: number[];
+    handler: (data: EventData<typeof identityUserUpserted>, ctx: { tx: RawTx | SqlTx; envelope: EventEnvelope; locked: boolean }) => Promise<void>;
+  }): RunningConsumer {
+    const common = { ...options, name: `${options.name}-${path}`, event: identityUserUpserted, db: prisma };
+    return path === 'sql' ? consumeWithInbox(t.bus, { ...common, plainSql: true }) : consumeWithInbox(t.bus, common);
   }
-  const txidOf = async (tx: PrismaClient | Parameters<Parameters<PrismaClient['$transaction']>[0]>[0]) =>
-    (await tx.$queryRaw<{ txid: string }[]>`SELECT txid_current()::text AS txid`)[0].txid;
+  const domain = (name: string) => `@${name}-${path}.test`;
 
   test('messages already buffered are handled in one transaction, in arrival order; a duplicate in the batch has its effect once', async () => {
-    const events = Array.from({ length: 20 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i}@batch.test` }));
+    const at = domain('batch');
+    const events = Array.from({ length: 20 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i}${at}` }));
     for (const e of events) await publish(e);
     await publish(events[3], randomUUID()); // the same event again (another message id): JetStream keeps both
-    const handled: { email: string; txid: string }[] = [];
-    const c = consumeWithInbox(t.bus, {
+    const handled: { email: string; txid: string; locked: boolean }[] = [];
+    const c = inboxConsumer({
       name: 'batching',
-      event: identityUserUpserted,
-      db: prisma,
       handler: async (data, { tx, envelope, locked }) => {
-        if (!data.email.endsWith('@batch.test')) return;
-        expect(locked).toBe(false); // no lockKey, no lock
-        handled.push({ email: data.email, txid: await txidOf(tx) });
-        await tx.effect.create({ data: { eventId: envelope.id, note: data.email } });
+        if (!data.email.endsWith(at)) return;
+        handled.push({ email: data.email, txid: await txidOf(tx), locked });
+        await insertEffect(tx, envelope.id, data.email);
       },
     });
     running.push(c);
-    await waitFor(async () => (await prisma.effect.count({ where: { note: { endsWith: '@batch.test' } } })) === 20, 15000);
+    await waitFor(async () => (await prisma.effect.count({ where: { note: { endsWith: at } } })) === 20, 15000);
     await new Promise((r) => setTimeout(r, 300));
     expect(handled.map((h) => h.email)).toEqual(events.map((e) => (e.data as { email: string }).email));
+    expect(handled.every((h) => !h.locked)).toBe(true); // no lockKey, no lock
     expect(await prisma.effect.count({ where: { eventId: events[3].id } })).toBe(1);
+    expect(await prisma.inbox.count({ where: { eventId: { in: events.map((e) => e.id) } } })).toBe(20);
     // the stream's earlier messages and these 21 were waiting when the consumer started: a few transactions, not 20
     expect(new Set(handled.map((h) => h.txid)).size).toBeLessThanOrEqual(3);
   });
 
   test('a message that fails in a batch is retried or parked alone; the others commit once', async () => {
-    const good = Array.from({ length: 6 }, (_, i) => envelopeOf({ ...userEvent(i), email: `good${i}@poison.test` }));
-    const poison = envelopeOf({ ...userEvent(90), email: 'poison@poison.test' });
-    const flaky = envelopeOf({ ...userEvent(91), email: 'flaky@poison.test' });
+    const at = domain('poison');
+    const good = Array.from({ length: 6 }, (_, i) => envelopeOf({ ...userEvent(i), email: `good${i}${at}` }));
+    const poison = envelopeOf({ ...userEvent(90), email: `poison${at}` });
+    const flaky = envelopeOf({ ...userEvent(91), email: `flaky${at}` });
     for (const e of [good[0], good[1], poison, good[2], flaky, good[3], good[4], good[5]]) await publish(e);
     const attempts = new Map<string, number>();
-    const c = consumeWithInbox(t.bus, {
+    const c = inboxConsumer({
       name: 'poisoned',
-      event: identityUserUpserted,
-      db: prisma,
       backoffMs: [50],
       handler: async (data, { tx, envelope }) => {
-        if (!data.email.endsWith('@poison.test')) return;
+        if (!data.email.endsWith(at)) return;
         const n = (attempts.get(data.email) ?? 0) + 1;
         attempts.set(data.email, n);
-        await tx.effect.create({ data: { eventId: envelope.id, note: data.email } });
+        await insertEffect(tx, envelope.id, data.email);
         if (data.email.startsWith('poison')) throw new PermanentFailure('never');
         if (data.email.startsWith('flaky') && n < 3) throw new Error('not yet');
       },
@@ -609,24 +626,29 @@ describe('inbox consumers batch what is buffered', () => {
     expect(await prisma.effect.count({ where: { eventId: poison.id } })).toBe(0); // its transaction rolled back
     expect(await prisma.inbox.count({ where: { eventId: poison.id } })).toBe(0);
     expect((await prisma.parkedMessage.findFirstOrThrow({ where: { eventId: poison.id } })).deliveries).toBe(1);
-    expect(attempts.get('poison@poison.test')).toBe(2); // in the batch, then alone
+    expect(attempts.get(`poison${at}`)).toBe(2); // in the batch, then alone
   });
 
   test('the lock keys of a batch are all held before the first handler runs', async () => {
-    const events = Array.from({ length: 8 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i % 4}@locks.test` }));
+    const at = domain('locks');
+    const events = Array.from({ length: 8 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i % 4}${at}` }));
     for (const e of events) await publish(e);
     const calls: LockCall[] = [];
-    const c = consumeWithInbox(t.bus, {
+    const c = inboxConsumer({
       name: 'locking',
-      event: identityUserUpserted,
-      db: prisma,
       lockKey: (data) => `user:${data.email}`,
       handler: async (data, { tx, locked }) => {
-        if (!data.email.endsWith('@locks.test')) return;
+        if (!data.email.endsWith(at)) return;
         expect(locked).toBe(true); // the handler need not take it again
-        const [row] = await tx.$queryRaw<{ n: number; txid: string }[]>`
-          SELECT count(*)::int AS n, txid_current()::text AS txid FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
-            AND (classid::bigint << 32 | objid::bigint) IN (SELECT hashtextextended('user:user' || i || '@locks.test', 0) FROM generate_series(0, 3) i)`;
+        const [row] = await runStatement<{ n: number; txid: string }>(
+          tx,
+          {
+            name: 'test-held-locks',
+            text: `SELECT count(*)::int AS n, txid_current()::text AS txid FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+              AND (classid::bigint << 32 | objid::bigint) IN (SELECT hashtextextended('user:user' || i || $1, 0) FROM generate_series(0, 3) i)`,
+          },
+          [at],
+        );
         calls.push({ email: data.email, txid: row.txid, held: row.n });
       },
     });
@@ -634,7 +656,9 @@ describe('inbox consumers batch what is buffered', () => {
     await waitFor(() => calls.length === 8, 15000);
     expectAllKeysHeldAtFirst(calls);
   });
+});
 
+describe('inbox consumers: ignore and termination (Prisma transaction)', () => {
   test('ignore sees the raw data: an ignored event is acked even when it would fail the contract, never parked', async () => {
     const c = consumeWithInbox(t.bus, {
       name: 'ignoring-raw',
@@ -675,67 +699,7 @@ describe('inbox consumers batch what is buffered', () => {
   });
 });
 
-describe('inbox consumers on plain SQL (plainSql: a pg transaction on the client\'s own pool)', () => {
-  const subject = () => t.bus.naming.subject(identityUserUpserted.type);
-  async function publish(envelope: EventEnvelope, msgID: string = envelope.id): Promise<void> {
-    await t.bus.js.publish(subject(), JSON.stringify(envelope), { msgID });
-  }
-  const insertEffect = (tx: SqlTx, eventId: string, note: string) =>
-    tx.query({ name: 'test-insert-effect', text: 'INSERT INTO effect (event_id, note) VALUES ($1, $2)', values: [eventId, note] });
-  const txidOf = async (tx: SqlTx) => (await tx.query<{ txid: string }>({ text: 'SELECT txid_current()::text AS txid' })).rows[0].txid;
-
-  test('buffered messages are handled in one pg transaction, in arrival order; a duplicate has its effect once', async () => {
-    const events = Array.from({ length: 20 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i}@sql-batch.test` }));
-    for (const e of events) await publish(e);
-    await publish(events[5], randomUUID()); // the same event again under another message id
-    const handled: { email: string; txid: string; locked: boolean }[] = [];
-    const c = consumeWithInbox(t.bus, {
-      name: 'sql-batching',
-      event: identityUserUpserted,
-      db: prisma,
-      plainSql: true,
-      handler: async (data, { tx, envelope, locked }) => {
-        if (!data.email.endsWith('@sql-batch.test')) return;
-        handled.push({ email: data.email, txid: await txidOf(tx), locked });
-        await insertEffect(tx, envelope.id, data.email);
-      },
-    });
-    running.push(c);
-    await waitFor(async () => (await prisma.effect.count({ where: { note: { endsWith: '@sql-batch.test' } } })) === 20, 15000);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(handled.map((h) => h.email)).toEqual(events.map((e) => (e.data as { email: string }).email));
-    expect(handled.every((h) => !h.locked)).toBe(true); // no lockKey, no lock
-    expect(await prisma.effect.count({ where: { eventId: events[5].id } })).toBe(1);
-    expect(await prisma.inbox.count({ where: { eventId: { in: events.map((e) => e.id) } } })).toBe(20);
-    // a pg transaction per batch, not per message (nor autocommit per statement)
-    expect(new Set(handled.map((h) => h.txid)).size).toBeLessThanOrEqual(3);
-  });
-
-  test('the lock keys of a batch are held before the first handler runs', async () => {
-    const events = Array.from({ length: 8 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i % 4}@sql-locks.test` }));
-    for (const e of events) await publish(e);
-    const calls: LockCall[] = [];
-    const c = consumeWithInbox(t.bus, {
-      name: 'sql-locking',
-      event: identityUserUpserted,
-      db: prisma,
-      plainSql: true,
-      lockKey: (data) => `user:${data.email}`,
-      handler: async (data, { tx, locked }) => {
-        if (!data.email.endsWith('@sql-locks.test')) return;
-        expect(locked).toBe(true); // the handler need not take it again
-        const { rows } = await tx.query<{ n: number; txid: string }>({
-          text: `SELECT count(*)::int AS n, txid_current()::text AS txid FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
-            AND (classid::bigint << 32 | objid::bigint) IN (SELECT hashtextextended('user:user' || i || '@sql-locks.test', 0) FROM generate_series(0, 3) i)`,
-        });
-        const [row] = rows;
-        calls.push({ email: data.email, txid: row.txid, held: row.n });
-      },
-    });
-    running.push(c);
-    await waitFor(() => calls.length === 8, 15000);
-    expectAllKeysHeldAtFirst(calls);
-  });
+describe('inbox consumers on plain SQL: literals and rollback', () => {
 
   test('lock keys and the consumer name reach SQL as literals: a quote in a key is data, and that key is the one locked', async () => {
     const key = (email: string) => `user:${email}'); DROP TABLE effect; --`;
@@ -762,38 +726,6 @@ describe('inbox consumers on plain SQL (plainSql: a pg transaction on the client
     await waitFor(async () => (await prisma.effect.count({ where: { note: { endsWith: '@sql-quotes.test' } } })) === 3, 15000);
     expect(held).toEqual([true, true, true]);
     expect(await prisma.inbox.count({ where: { eventId: { in: events.map((e) => e.id) } } })).toBe(3);
-  });
-
-  test('a poison message in a batch is parked alone, a flaky one retried alone; the others commit once', async () => {
-    const good = Array.from({ length: 6 }, (_, i) => envelopeOf({ ...userEvent(i), email: `good${i}@sql-poison.test` }));
-    const poison = envelopeOf({ ...userEvent(90), email: 'poison@sql-poison.test' });
-    const flaky = envelopeOf({ ...userEvent(91), email: 'flaky@sql-poison.test' });
-    for (const e of [good[0], good[1], poison, good[2], flaky, good[3], good[4], good[5]]) await publish(e);
-    const attempts = new Map<string, number>();
-    const c = consumeWithInbox(t.bus, {
-      name: 'sql-poisoned',
-      event: identityUserUpserted,
-      db: prisma,
-      plainSql: true,
-      backoffMs: [50],
-      handler: async (data, { tx, envelope }) => {
-        if (!data.email.endsWith('@sql-poison.test')) return;
-        const n = (attempts.get(data.email) ?? 0) + 1;
-        attempts.set(data.email, n);
-        await insertEffect(tx, envelope.id, data.email);
-        if (data.email.startsWith('poison')) throw new PermanentFailure('never');
-        if (data.email.startsWith('flaky') && n < 3) throw new Error('not yet');
-      },
-    });
-    running.push(c);
-    await waitFor(async () => (await prisma.effect.count({ where: { eventId: flaky.id } })) === 1, 15000);
-    await waitFor(async () => (await prisma.parkedMessage.count({ where: { eventId: poison.id } })) === 1, 15000);
-    await new Promise((r) => setTimeout(r, 300));
-    for (const e of good) expect(await prisma.effect.count({ where: { eventId: e.id } })).toBe(1);
-    expect(await prisma.effect.count({ where: { eventId: poison.id } })).toBe(0);
-    expect(await prisma.inbox.count({ where: { eventId: poison.id } })).toBe(0);
-    expect((await prisma.parkedMessage.findFirstOrThrow({ where: { eventId: poison.id } })).deliveries).toBe(1);
-    expect(attempts.get('poison@sql-poison.test')).toBe(2); // in the batch, then alone
   });
 
   test('a handler that fails after writing leaves nothing behind (rolled back), and the connection goes back clean', async () => {
