@@ -83,12 +83,22 @@ export interface InboxConsumerOptions<E extends EventContract, TTx extends Inbox
  * as the Prisma client `db`, made by createPrisma) instead of a Prisma interactive transaction:
  * for hot handlers written as prepared statements, where Prisma's per-call cost dominates.
  */
-export interface SqlInboxConsumerOptions<E extends EventContract> extends Omit<InboxConsumerOptions<E, InboxTx>, 'db' | 'handler'> {
+export type SqlInboxConsumerOptions<E extends EventContract> = Omit<InboxConsumerOptions<E, InboxTx>, 'db' | 'handler'> & {
   plainSql: true;
   /** A client made by createPrisma: its pool runs the transactions, its `parkedMessage` parks. */
   db: ParkingDb;
-  handler: (data: EventData<E>, ctx: MessageContext & { tx: SqlTx; locked: boolean }) => Promise<void>;
-}
+} & (
+    | { handler: (data: EventData<E>, ctx: MessageContext & { tx: SqlTx; locked: boolean }) => Promise<void>; handleAll?: never }
+    | {
+        /**
+         * Instead of `handler`: the new events of a transaction (in arrival order, at least one)
+         * at once, so a hot handler writes a whole batch in one statement. Its effect must be
+         * what `handler` run on each event in turn would have done.
+         */
+        handleAll: (events: EventData<E>[], ctx: { tx: SqlTx; locked: boolean }) => Promise<void>;
+        handler?: never;
+      }
+  );
 
 /**
  * Thrown by a handler that refuses a message for good (it can never succeed, e.g. it names
@@ -387,10 +397,15 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
       return deliveries.filter((d, i) => fresh.delete(ids[i]));
     };
     if ('plainSql' in options && options.plainSql) {
-      const { handler } = options;
+      const { handler, handleAll } = options;
       // BEGIN and the inbox statement go in one round trip (the transaction's first)
       await inSqlTransaction(sqlPoolOf(options.db), (tx) => beginWithInbox(tx, durable, ids, keys), async (tx, inserted) => {
-        for (const d of todoOf(inserted)) await handler(d.data, { ...d.ctx, tx, locked });
+        const todo = todoOf(inserted);
+        if (handleAll) {
+          if (todo.length > 0) await handleAll(todo.map((d) => d.data), { tx, locked });
+        } else {
+          for (const d of todo) await handler(d.data, { ...d.ctx, tx, locked });
+        }
       });
       return;
     }

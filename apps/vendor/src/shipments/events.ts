@@ -45,7 +45,8 @@ export function shipmentConsumers(ctx: VendorContext): RunningConsumer[] {
       db: prisma,
       plainSql: true,
       lockKey: byOrder,
-      handler: (order, { tx, locked }) => createShipments(tx, ctx, order, { locked }),
+      // a batch of orders in one statement
+      handleAll: (orders, { tx, locked }) => createShipmentsOf(tx, ctx, orders, { locked }),
     }),
     consumeWithInbox(bus, {
       name: 'shipments-order-paid',
@@ -99,31 +100,35 @@ function statusEventsCte(p: { previous: string; changedAt: string; occurredAt: s
 const eventValues = (at: Date) => [at.toISOString(), new Date().toISOString(), vendorShipmentStatusChanged.type, vendorShipmentStatusChanged.version, EVENT_SOURCE.source];
 
 /**
- * The shipments of the known stores with their items, already paid (or cancelled) when the order's
- * paid (closed) event came first, with their status event: what inserting them pending_payment and
- * then transitioning them did, in one statement. Paid wins over closed, as before (pay ran first).
+ * The shipments of the known stores with their items, for the sub-orders of one or more orders
+ * (one row per sub-order: the order's own fields repeat on each), already paid (or cancelled) when
+ * the order's paid (closed) event came first, with their status events: what inserting them
+ * pending_payment and then transitioning them did, in one statement. Paid wins over closed, as
+ * before (pay ran first).
  */
 const CREATE_SHIPMENTS = {
   name: 'vendor-create-shipments',
-  text: `WITH paid AS (SELECT paid_at FROM paid_order WHERE order_id = $1::uuid),
-    closed AS (SELECT status, closed_at FROM closed_order WHERE order_id = $1::uuid),
-    known AS (
-      SELECT s.id, s.store_id, s.shipping_method_id, s.subtotal, s.shipping_fee, s.total
-      FROM unnest($12::uuid[], $13::uuid[], $14::uuid[], $15::numeric[], $16::numeric[], $17::numeric[])
-        AS s(id, store_id, shipping_method_id, subtotal, shipping_fee, total)
+  text: `WITH known AS (
+      SELECT s.*
+      FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+          $11::timestamptz[], $12::uuid[], $13::uuid[], $14::uuid[], $15::numeric[], $16::numeric[], $17::numeric[])
+        AS s(order_id, short_id, customer_id, recipient_name, recipient_phone, address_line_1, address_line_2, city, postcode, state,
+          created_at, id, store_id, shipping_method_id, subtotal, shipping_fee, total)
       WHERE EXISTS (SELECT 1 FROM store WHERE store.id = s.store_id)
     ), moved AS (
       INSERT INTO shipment (id, order_id, short_id, store_id, customer_id, shipping_method_id, subtotal, shipping_fee, total,
         recipient_name, recipient_phone, address_line_1, address_line_2, city, postcode, state, created_at,
         status, paid_at, cancelled_at, cancel_reason, updated_at)
-      SELECT k.id, $1::uuid, $2, k.store_id, $3::uuid, k.shipping_method_id, k.subtotal, k.shipping_fee, k.total,
-        $4, $5, $6, $7, $8, $9, $10, $11::timestamptz,
+      SELECT k.id, k.order_id, k.short_id, k.store_id, k.customer_id, k.shipping_method_id, k.subtotal, k.shipping_fee, k.total,
+        k.recipient_name, k.recipient_phone, k.address_line_1, k.address_line_2, k.city, k.postcode, k.state, k.created_at,
         CASE WHEN paid.paid_at IS NOT NULL THEN 'paid' WHEN closed.status IS NOT NULL THEN 'cancelled' ELSE 'pending_payment' END::shipment_status,
         paid.paid_at,
         CASE WHEN paid.paid_at IS NULL THEN closed.closed_at END,
         CASE WHEN paid.paid_at IS NULL AND closed.status IS NOT NULL THEN 'order ' || closed.status END,
         CASE WHEN paid.paid_at IS NOT NULL OR closed.status IS NOT NULL THEN $27::timestamptz ELSE now() END
-      FROM known k LEFT JOIN paid ON true LEFT JOIN closed ON true
+      FROM known k
+        LEFT JOIN paid_order paid ON paid.order_id = k.order_id
+        LEFT JOIN closed_order closed ON closed.order_id = k.order_id
       ON CONFLICT (id) DO NOTHING
       RETURNING *
     ), shipment_items AS (
@@ -174,29 +179,37 @@ const CLOSE_UNPAID_ORDER = {
  * uncommitted row and the shipment stayed pending_payment for ever). The lock is its own statement:
  * a statement's snapshot is taken before it waits for a lock it takes itself.
  */
-export async function createShipments(tx: OrderTx, deps: Deps, order: OrderCreated, lock: OrderLock = {}): Promise<void> {
-  await lockOrder(tx, order.orderId, lock);
-  const address = order.shippingAddress;
-  const subOrders = order.subOrders;
-  const items = subOrders.flatMap((s) => s.items.map((item) => ({ ...item, shipmentId: s.subOrderId })));
+export function createShipments(tx: OrderTx, deps: Deps, order: OrderCreated, lock: OrderLock = {}): Promise<void> {
+  return createShipmentsOf(tx, deps, [order], lock);
+}
+
+/**
+ * createShipments for several orders in ONE statement (the created consumer's batch): what
+ * createShipments on each in turn does. Without `locked`, the orders' locks are taken first, in
+ * sorted order (as the consumer takes a batch's).
+ */
+export async function createShipmentsOf(tx: OrderTx, deps: Deps, orders: readonly OrderCreated[], { locked = false }: OrderLock = {}): Promise<void> {
+  if (!locked) for (const orderId of [...new Set(orders.map((o) => o.orderId))].sort()) await lockKey(tx, orderLockKey(orderId));
+  const rows = orders.flatMap((order) => order.subOrders.map((subOrder) => ({ order, subOrder, address: order.shippingAddress })));
+  const items = rows.flatMap(({ subOrder }) => subOrder.items.map((item) => ({ ...item, shipmentId: subOrder.subOrderId })));
   const [written] = await runStatement<{ knownStoreIds: string[] }>(tx, CREATE_SHIPMENTS, [
-    order.orderId,
-    order.shortId,
-    order.customerId,
-    address.fullName,
-    address.phone,
-    address.addressLine1,
-    address.addressLine2,
-    address.city,
-    address.postcode,
-    address.state,
-    new Date(order.createdAt).toISOString(),
-    subOrders.map((s) => s.subOrderId),
-    subOrders.map((s) => s.storeId),
-    subOrders.map((s) => s.shippingMethodId),
-    subOrders.map((s) => s.subtotal),
-    subOrders.map((s) => s.shippingFee),
-    subOrders.map((s) => s.total),
+    rows.map((r) => r.order.orderId),
+    rows.map((r) => r.order.shortId),
+    rows.map((r) => r.order.customerId),
+    rows.map((r) => r.address.fullName),
+    rows.map((r) => r.address.phone),
+    rows.map((r) => r.address.addressLine1),
+    rows.map((r) => r.address.addressLine2),
+    rows.map((r) => r.address.city),
+    rows.map((r) => r.address.postcode),
+    rows.map((r) => r.address.state),
+    rows.map((r) => new Date(r.order.createdAt).toISOString()),
+    rows.map((r) => r.subOrder.subOrderId),
+    rows.map((r) => r.subOrder.storeId),
+    rows.map((r) => r.subOrder.shippingMethodId),
+    rows.map((r) => r.subOrder.subtotal),
+    rows.map((r) => r.subOrder.shippingFee),
+    rows.map((r) => r.subOrder.total),
     items.map((i) => i.orderItemId),
     items.map((i) => i.shipmentId),
     items.map((i) => i.productId),
@@ -209,8 +222,10 @@ export async function createShipments(tx: OrderTx, deps: Deps, order: OrderCreat
     ...eventValues(now(deps)),
   ]);
   const known = new Set(written.knownStoreIds);
-  const unknownStores = [...new Set(subOrders.map((s) => s.storeId))].filter((id) => !known.has(id));
-  if (unknownStores.length) deps.log.warn({ orderId: order.orderId, unknownStores }, 'sub-orders of unknown stores get no shipment');
+  for (const order of orders) {
+    const unknownStores = [...new Set(order.subOrders.map((s) => s.storeId))].filter((id) => !known.has(id));
+    if (unknownStores.length) deps.log.warn({ orderId: order.orderId, unknownStores }, 'sub-orders of unknown stores get no shipment');
+  }
 }
 
 /**

@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { eventEnvelopeSchema, vendorShipmentStatusChanged, type EventEnvelope } from '@pasar/contracts';
 import { sqlPoolOf } from '@pasar/db';
 import { silentLog } from '@pasar/testkit';
 import type { SqlTx } from '@pasar/bus';
 import { orderCreated } from '../../test/shipments';
 import { givenStore, startTestVendor, type TestStore, type TestVendor } from '../../test/vendor';
-import { closeUnpaidOrder, createShipments, markOrderPaid } from './events';
+import { closeUnpaidOrder, createShipments, createShipmentsOf, markOrderPaid } from './events';
 
 // The order handlers build vendor.shipment.status_changed in SQL (no enqueueEvent, no zod on the
 // way out): these tests hold them to what enqueueEvent would have written, on the consumers' plain
@@ -104,4 +105,55 @@ test('closed after created, on a pg client: cancelled with its time and reason, 
   expect(events).toHaveLength(1);
   expectContractShaped(events[0]);
   expect(events[0].envelope.data).toMatchObject({ status: 'cancelled', previousStatus: 'pending_payment', cancelledAt: change.changedAt, reason: 'order expired', changedAt: AT.toISOString() });
+});
+
+test('a batch of orders in one statement: each order as createShipments alone would leave it (paid first, closed first, plain, an unknown store skipped)', async () => {
+  const paidFirst = orderCreated([store.storeId]);
+  const closedFirst = orderCreated([neighbour.storeId]);
+  const plain = orderCreated([store.storeId, neighbour.storeId], new Date('2026-04-01T09:00:00.000Z'));
+  const partlyUnknown = orderCreated([store.storeId, randomUUID()]);
+  await inPgTransaction((tx) => markOrderPaid(tx, deps(), { orderId: paidFirst.orderId, shortId: paidFirst.shortId, customerId: paidFirst.customerId, isB2b: false, subOrderIds: [], total: paidFirst.total, paidAt: '2026-04-01T10:00:00.000Z' }));
+  await inPgTransaction((tx) => closeUnpaidOrder(tx, deps(), { orderId: closedFirst.orderId, isB2b: false, status: 'cancelled', previousStatus: 'pending_payment', changedAt: '2026-04-01T11:00:00.000Z' }));
+  await inPgTransaction((tx) => createShipmentsOf(tx, deps(), [paidFirst, closedFirst, plain, partlyUnknown]));
+
+  const statusOf = async (order: typeof plain) =>
+    (await t.vendor.prisma.shipment.findMany({ where: { orderId: order.orderId }, orderBy: { id: 'asc' } })).map((r) => ({
+      id: r.id,
+      orderId: r.orderId,
+      shortId: r.shortId,
+      customerId: r.customerId,
+      storeId: r.storeId,
+      status: r.status,
+      paidAt: r.paidAt,
+      cancelledAt: r.cancelledAt,
+      cancelReason: r.cancelReason,
+      createdAt: r.createdAt,
+    }));
+  const expected = (order: typeof plain, subOrders: typeof plain.subOrders, fields: object) =>
+    subOrders
+      .map((s) => ({ id: s.subOrderId, orderId: order.orderId, shortId: order.shortId, customerId: order.customerId, storeId: s.storeId, paidAt: null, cancelledAt: null, cancelReason: null, createdAt: new Date(order.createdAt), ...fields }))
+      .sort((a, b) => a.id.localeCompare(b.id));
+  expect(await statusOf(paidFirst)).toEqual(expected(paidFirst, paidFirst.subOrders, { status: 'paid', paidAt: new Date('2026-04-01T10:00:00.000Z') }));
+  expect(await statusOf(closedFirst)).toEqual(
+    expected(closedFirst, closedFirst.subOrders, { status: 'cancelled', cancelledAt: new Date('2026-04-01T11:00:00.000Z'), cancelReason: 'order cancelled' }),
+  );
+  expect(await statusOf(plain)).toEqual(expected(plain, plain.subOrders, { status: 'pending_payment' }));
+  expect(await statusOf(partlyUnknown)).toEqual(expected(partlyUnknown, partlyUnknown.subOrders.slice(0, 1), { status: 'pending_payment' }));
+  // every item of every known sub-order, none of the unknown store's
+  const known = [paidFirst, closedFirst, plain].flatMap((o) => o.subOrders).concat(partlyUnknown.subOrders[0]);
+  expect(await t.vendor.prisma.shipmentItem.count({ where: { shipmentId: { in: known.map((s) => s.subOrderId) } } })).toBe(known.length * 2);
+  expect(await t.vendor.prisma.shipmentItem.count({ where: { shipmentId: partlyUnknown.subOrders[1].subOrderId } })).toBe(0);
+  // a status event for the paid and the cancelled shipment only
+  const events = await envelopesOf(known.map((s) => s.subOrderId));
+  events.forEach(expectContractShaped);
+  expect(events.map((e) => [(e.envelope.data as { shipmentId: string }).shipmentId, (e.envelope.data as { status: string }).status]).sort()).toEqual(
+    [
+      [paidFirst.subOrders[0].subOrderId, 'paid'],
+      [closedFirst.subOrders[0].subOrderId, 'cancelled'],
+    ].sort(),
+  );
+  // the batch again (a redelivery that got past the inbox): nothing changes, no second event
+  await inPgTransaction((tx) => createShipmentsOf(tx, deps(), [paidFirst, closedFirst, plain, partlyUnknown]));
+  expect(await statusOf(plain)).toEqual(expected(plain, plain.subOrders, { status: 'pending_payment' }));
+  expect(await envelopesOf(known.map((s) => s.subOrderId))).toHaveLength(2);
 });
