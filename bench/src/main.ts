@@ -19,7 +19,7 @@ const USAGE = `Usage: npm run bench [-- options]
   --samples <n>         sequential requests in latency scenarios (BENCH_SAMPLES, default 200)
   --replicas <n>        instances of each service but the gateway (BENCH_REPLICAS, default 1)
 
-Env BENCH_CPU_PROF_DIR=<dir>: gateway, checkout and vendor are CPU-profiled (cpu-profile-preload.cjs)
+Env BENCH_CPU_PROF_DIR=<dir>: gateway, checkout, vendor and b2b are CPU-profiled (cpu-profile-preload.cjs)
 (a .cpuprofile in <dir>/<service>, written when the stack stops; summarise with \`tsx bench/src/profile-top.ts <file>\`).`;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   }
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   if (profileDir) {
-    for (const service of ['gateway', 'checkout', 'vendor'] as const) {
+    for (const service of ['gateway', 'checkout', 'vendor', 'b2b'] as const) {
       env[service] = {
         ...(env[service] ?? {}),
         BENCH_CPU_PROF_DIR: join(resolve(profileDir), service),

@@ -418,16 +418,19 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
 
   return runDurable(bus, options, durable, async (msgs) => {
     const deliveries: Delivery<E>[] = [];
+    const ignored: JsMsg[] = [];
     for (const msg of msgs) {
       const envelope = await settler.envelopeOf(msg);
       if (!envelope) continue;
       if (options.ignore?.((envelope.data ?? {}) as Unvalidated<EventData<E>>)) {
-        msg.ack();
+        ignored.push(msg);
         continue;
       }
       const delivery = await settler.deliveryOf(msg, envelope);
       if (delivery) deliveries.push(delivery);
     }
+    // acked together, in one write to NATS (an ack between two awaits above would be a write each)
+    for (const msg of ignored) msg.ack();
     if (deliveries.length > 1) {
       try {
         await keepingAlive(
