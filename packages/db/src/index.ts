@@ -19,4 +19,6 @@ export { DEFAULT_TEST_DATABASE_URL, createTestSchema } from './testing';
 export type { TestSchema } from './testing';
 export { isConnectionFailure, sqlStateOf } from './errors';
 export { lockKey, runStatement } from './locks';
+export { Batcher } from './batcher';
+export type { BatcherOptions } from './batcher';
 export type { RawTx, SqlTx } from './locks';

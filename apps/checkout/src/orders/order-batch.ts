@@ -1,5 +1,5 @@
 import { HANDING_OVER, type OutboxRelay, type OutboxRow } from '@pasar/bus';
-import { isConnectionFailure, type sqlPoolOf } from '@pasar/db';
+import { Batcher, isConnectionFailure, type sqlPoolOf } from '@pasar/db';
 import { unavailable } from '@pasar/service-kit';
 
 /** A service's pg pool (sqlPoolOf). */
@@ -18,12 +18,6 @@ export interface BatchEntry {
 }
 
 export type BatchOutcome = 'placed' | 'insufficient_stock';
-
-interface Queued {
-  entry: BatchEntry;
-  resolve: (outcome: BatchOutcome) => void;
-  reject: (err: unknown) => void;
-}
 
 /** Orders per call of place_order_batch at most. */
 export const MAX_ORDERS_PER_BATCH = 64;
@@ -52,15 +46,21 @@ export type CommittedEvents = Pick<OutboxRelay, 'publishCommitted'>;
  * wakes no relay; without one, the relay's NOTIFY path publishes them.
  */
 export class OrderBatcher {
-  private readonly queue: Queued[] = [];
-  private inFlight: Promise<void> | null = null;
-  private stopped = false;
+  private readonly batcher: Batcher<BatchEntry, BatchOutcome>;
   private relay?: CommittedEvents;
 
   constructor(
     private readonly pool: SqlPool,
-    private readonly maxOrders = MAX_ORDERS_PER_BATCH,
-  ) {}
+    maxOrders = MAX_ORDERS_PER_BATCH,
+  ) {
+    this.batcher = new Batcher({
+      run: (entries) => this.placeBatch(entries),
+      maxBatch: maxOrders,
+      // a broken connection is never retried (the batch may have committed)
+      retryAlone: (err) => !isConnectionFailure(err),
+      failure: (err) => (isConnectionFailure(err) ? connectionLost() : err),
+    });
+  }
 
   /** From now on, placed orders' events are handed to `relay` after their commit. */
   handOverTo(relay: CommittedEvents): void {
@@ -69,72 +69,34 @@ export class OrderBatcher {
 
   /** Orders waiting for the batch in flight to return. */
   get queued(): number {
-    return this.queue.length;
+    return this.batcher.queued;
   }
 
   /** Whether a batch is in flight. */
   get busy(): boolean {
-    return this.inFlight !== null;
+    return this.batcher.busy;
   }
 
   /** Places the order (in a batch); `insufficient_stock` when its units were gone (nothing written). */
   place(entry: BatchEntry): Promise<BatchOutcome> {
-    if (this.stopped) return Promise.reject(stopping());
-    return new Promise<BatchOutcome>((resolve, reject) => {
-      this.queue.push({ entry, resolve, reject });
-      if (!this.inFlight) this.sendNext();
-    });
+    return this.batcher.submit(entry);
   }
 
   /** Refuses new and queued orders (503) and waits for the batch in flight. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    for (const queued of this.queue.splice(0)) queued.reject(stopping());
-    while (this.inFlight) await this.inFlight;
+  stop(): Promise<void> {
+    return this.batcher.stop(stopping);
   }
 
-  private sendNext(): void {
-    const batch = this.queue.splice(0, this.maxOrders);
-    if (batch.length === 0) {
-      this.inFlight = null;
-      return;
-    }
-    this.inFlight = this.send(batch).finally(() => this.sendNext());
-  }
-
-  private async send(batch: Queued[]): Promise<void> {
-    try {
-      const placed = await this.call(batch.map((q) => q.entry));
-      this.relay?.publishCommitted(batch.filter((_, i) => placed[i]).map((q) => q.entry.outbox));
-      batch.forEach((q, i) => q.resolve(placed[i] ? 'placed' : 'insufficient_stock'));
-      return;
-    } catch (err) {
-      if (batch.length === 1 || isConnectionFailure(err)) {
-        const reason = isConnectionFailure(err) ? connectionLost() : err;
-        for (const q of batch) q.reject(reason);
-        return;
-      }
-    }
-    // the whole batch rolled back: one by one, so only the order that breaks fails
-    for (const q of batch) {
-      try {
-        const [placed] = await this.call([q.entry]);
-        if (placed) this.relay?.publishCommitted([q.entry.outbox]);
-        q.resolve(placed ? 'placed' : 'insufficient_stock');
-      } catch (err) {
-        q.reject(isConnectionFailure(err) ? connectionLost() : err);
-      }
-    }
-  }
-
-  private async call(entries: BatchEntry[]): Promise<boolean[]> {
+  /** One call of place_order_batch; the placed orders' events go to the relay once it returned (committed). */
+  private async placeBatch(entries: BatchEntry[]): Promise<BatchOutcome[]> {
     const statement = this.relay
       ? { name: 'place_order_batch_handing_over', text: PLACE_ORDER_BATCH_HANDING_OVER }
       : { name: 'place_order_batch', text: PLACE_ORDER_BATCH };
     const result = await this.pool.query<{ placed: boolean[] }>({ ...statement, values: [JSON.stringify(entries)] });
     const placed = result.rows[0]?.placed;
     if (!Array.isArray(placed) || placed.length !== entries.length) throw new Error('place_order_batch answered a result of another size');
-    return placed;
+    this.relay?.publishCommitted(entries.filter((_, i) => placed[i]).map((entry) => entry.outbox));
+    return placed.map((ok) => (ok ? 'placed' : 'insufficient_stock'));
   }
 }
 

@@ -462,6 +462,44 @@ describe('POST /checkout/submit: voucher, KOL code, points', () => {
   });
 });
 
+describe('POST /checkout/submit: concurrent submits share their reads', () => {
+  test("the reads of submits that arrive together go in shared statements, and each submit gets its own customer's address, catalog and earlier order", async () => {
+    const a = await shop({ basePrice: '10.00', stock: 50 });
+    const b = await shop({ basePrice: '30.00', stock: 50 });
+    const third = await seedCustomer(prisma);
+    // an earlier order for a key the batch repeats
+    const earlier = await client.submit(a.customerId, { addressId: a.addressId, items: [{ productId: a.product.id, quantity: 1 }] }, 'batched-reads');
+    expect(earlier.status).toBe(201);
+    const pool = sqlPoolOf(prisma);
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    let reads = 0;
+    jest.spyOn(pool, 'query').mockImplementation(((...args: unknown[]) => {
+      if ((args[0] as { name?: string }).name === 'checkout_submit_reads') reads += 1;
+      return query(...args);
+    }) as typeof pool.query);
+    try {
+      const submits = [
+        ...Array.from({ length: 6 }, () => client.submit(a.customerId, { addressId: a.addressId, items: [{ productId: a.product.id, quantity: 1 }] })),
+        ...Array.from({ length: 6 }, () => client.submit(b.customerId, { addressId: b.addressId, items: [{ productId: b.product.id, quantity: 2 }] })),
+        client.submit(a.customerId, { addressId: a.addressId, items: [{ productId: a.product.id, quantity: 1 }] }, 'batched-reads'),
+        // another customer's address: 404, whatever the others in its batch read
+        client.submit(third.customerId, { addressId: a.addressId, items: [{ productId: a.product.id, quantity: 1 }] }),
+      ];
+      const results = await Promise.all(submits);
+      expect(results.map((r) => r.status)).toEqual([...Array(13).fill(201), 404]);
+      expect(results.slice(0, 6).map((r) => r.body.total)).toEqual(Array(6).fill('15.00'));
+      expect(results.slice(6, 12).map((r) => r.body.total)).toEqual(Array(6).fill('65.00'));
+      expect(results[12].body).toEqual(earlier.body);
+      expect(reads).toBeLessThan(results.length);
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect(await ordersOf(a.customerId)).toBe(7);
+    expect(await ordersOf(b.customerId)).toBe(6);
+    expect(await ordersOf(third.customerId)).toBe(0);
+  });
+});
+
 describe('POST /checkout/submit: Idempotency-Key', () => {
   test('a retry with the same key and body answers the first order (201) and places nothing new', async () => {
     const { product, customerId, addressId } = await shop();

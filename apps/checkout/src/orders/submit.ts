@@ -1,5 +1,5 @@
 import type { PlacedOrder, PostalAddress, SubmitOrderBody } from '@pasar/contracts';
-import { sqlPoolOf } from '@pasar/db';
+import { Batcher, sqlPoolOf } from '@pasar/db';
 import { badRequest, conflict, notFound } from '@pasar/service-kit';
 import { normaliseOptionalTin } from '@pasar/tax';
 import type { CheckoutConfig } from '../config';
@@ -8,6 +8,9 @@ import { isUniqueViolation } from '../promotions/promotions';
 import { orderBatcherOf, type CommittedEvents } from './order-batch';
 import { CATALOG_ROW_JSON, catalogOf, isPlainOrder, placePlainOrder, priceOrder, writeOrder, type CatalogRow } from './place-order';
 import { requestHash } from './rules';
+
+/** A service's pg pool (sqlPoolOf). */
+type SqlPool = ReturnType<typeof sqlPoolOf>;
 
 /** What the submit use cases need. */
 export interface OrderDeps {
@@ -142,24 +145,52 @@ interface SubmitRead {
   catalog: CatalogRow[];
 }
 
-/** One prepared statement for the three reads of a submit (a plain order then costs two round trips in all, the second shared by its batch). */
-const SUBMIT_READ = `
+/** What readForSubmit asks for one submit. */
+interface SubmitReadInput {
+  customerId: string;
+  addressId: string;
+  key: string | null;
+  productIds: string[];
+}
+
+/**
+ * The three reads of a submit (the order of an earlier request with the key, the address, the
+ * cart's catalog), for the submits of one batch at once (readBatcherOf): one row per submit, in
+ * order. A plain order then costs two round trips in all, each shared by its batch.
+ */
+const SUBMIT_READS = `
   SELECT
     (SELECT json_build_object('id', o.id, 'requestHash', o.request_hash) FROM "order" o
-      WHERE $3::text IS NOT NULL AND o.customer_id = $1::uuid AND o.idempotency_key = $3::text) AS earlier,
+      WHERE q.key IS NOT NULL AND o.customer_id = q.customer_id AND o.idempotency_key = q.key) AS earlier,
     (SELECT json_build_object('fullName', a.full_name, 'phone', a.phone, 'addressLine1', a.address_line_1, 'addressLine2', a.address_line_2,
         'city', a.city, 'postcode', a.postcode, 'state', a.state)
-      FROM customer_address a WHERE a.id = $2::uuid AND a.customer_id = $1::uuid) AS address,
-    (SELECT COALESCE(json_agg(${CATALOG_ROW_JSON}), '[]'::json) FROM product p WHERE p.id = ANY($4::uuid[])) AS catalog`;
+      FROM customer_address a WHERE a.id = q.address_id AND a.customer_id = q.customer_id) AS address,
+    (SELECT COALESCE(json_agg(${CATALOG_ROW_JSON}), '[]'::json) FROM product p WHERE p.id = ANY(q.product_ids)) AS catalog
+  FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(e, n)
+    CROSS JOIN LATERAL (SELECT (r.e ->> 'customerId')::uuid AS customer_id, (r.e ->> 'addressId')::uuid AS address_id, r.e ->> 'key' AS key,
+      ARRAY(SELECT jsonb_array_elements_text(r.e -> 'productIds'))::uuid[] AS product_ids) AS q
+  ORDER BY r.n`;
 
-async function readForSubmit(prisma: PrismaClient, customerId: string, body: SubmitOrderBody, idempotency: Idempotency | null): Promise<SubmitRead> {
+/** Submits' reads per statement at most. */
+const MAX_READS_PER_BATCH = 64;
+const readBatchers = new WeakMap<SqlPool, Batcher<SubmitReadInput, SubmitRead>>();
+
+/** The one read batcher of a connection pool: the reads of concurrent submits share a round trip (Batcher). */
+function readBatcherOf(pool: SqlPool): Batcher<SubmitReadInput, SubmitRead> {
+  let batcher = readBatchers.get(pool);
+  if (!batcher) {
+    batcher = new Batcher({
+      maxBatch: MAX_READS_PER_BATCH,
+      run: async (inputs) => (await pool.query<SubmitRead>({ name: 'checkout_submit_reads', text: SUBMIT_READS, values: [JSON.stringify(inputs)] })).rows,
+    });
+    readBatchers.set(pool, batcher);
+  }
+  return batcher;
+}
+
+function readForSubmit(prisma: PrismaClient, customerId: string, body: SubmitOrderBody, idempotency: Idempotency | null): Promise<SubmitRead> {
   const productIds = [...new Set(body.items.map((item) => item.productId))];
-  const result = await sqlPoolOf(prisma).query<SubmitRead>({
-    name: 'checkout_submit_read',
-    text: SUBMIT_READ,
-    values: [customerId, body.addressId, idempotency?.key ?? null, productIds],
-  });
-  return result.rows[0];
+  return readBatcherOf(sqlPoolOf(prisma)).submit({ customerId, addressId: body.addressId, key: idempotency?.key ?? null, productIds });
 }
 
 /**

@@ -1,0 +1,99 @@
+import { Batcher } from './batcher';
+
+/** A run whose batches the test releases by hand; records each batch's inputs. */
+function controlledRun(answer: (input: number) => number | Error = (n) => n * 10) {
+  const runs: number[][] = [];
+  const pending: (() => void)[] = [];
+  const run = (inputs: number[]) =>
+    new Promise<number[]>((resolve, reject) => {
+      runs.push(inputs);
+      pending.push(() => {
+        const outputs = inputs.map(answer);
+        const failed = outputs.find((o): o is Error => o instanceof Error);
+        if (failed) reject(failed);
+        else resolve(outputs as number[]);
+      });
+    });
+  /** Lets the oldest run answer, then waits for the batcher to have reacted. */
+  const release = async () => {
+    pending.shift()?.();
+    await new Promise((r) => setImmediate(r));
+  };
+  return { run, runs, release, get open() { return pending.length; } };
+}
+
+const settled = <T>(p: Promise<T>) => p.then((value) => ({ value }), (error: unknown) => ({ error: String(error) }));
+
+test('a lone input runs at once, alone; the inputs that arrive meanwhile run together, in order, at most maxBatch at a time', async () => {
+  const c = controlledRun();
+  const batcher = new Batcher({ run: c.run, maxBatch: 3 });
+  const first = batcher.submit(1);
+  expect(c.runs).toEqual([[1]]);
+  expect({ busy: batcher.busy, queued: batcher.queued }).toEqual({ busy: true, queued: 0 });
+  const rest = [2, 3, 4, 5].map((n) => batcher.submit(n));
+  expect(batcher.queued).toBe(4);
+  await c.release();
+  expect(await first).toBe(10);
+  expect(c.runs).toEqual([[1], [2, 3, 4]]);
+  await c.release();
+  expect(c.runs).toEqual([[1], [2, 3, 4], [5]]);
+  await c.release();
+  expect(await Promise.all(rest)).toEqual([20, 30, 40, 50]);
+  expect({ busy: batcher.busy, queued: batcher.queued }).toEqual({ busy: false, queued: 0 });
+});
+
+test('a batch that fails as a whole runs again input by input: only the input that breaks it fails, with failure() of its error', async () => {
+  const c = controlledRun((n) => (n === 3 ? new Error(`bad ${n}`) : n * 10));
+  const batcher = new Batcher({ run: c.run, maxBatch: 10, failure: (err) => new Error(`refused: ${String(err)}`) });
+  const first = batcher.submit(1);
+  const rest = [2, 3, 4].map((n) => settled(batcher.submit(n)));
+  await c.release(); // [1]
+  await c.release(); // [2, 3, 4] fails
+  while (c.open) await c.release(); // then 2, 3 and 4 alone
+  expect(await first).toBe(10);
+  expect(c.runs).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
+  expect(await Promise.all(rest)).toEqual([{ value: 20 }, { error: 'Error: refused: Error: bad 3' }, { value: 40 }]);
+});
+
+test('an error retryAlone refuses is never run again: every input of the batch gets it', async () => {
+  const c = controlledRun((n) => (n === 2 ? new Error('connection lost') : n));
+  const batcher = new Batcher({ run: c.run, maxBatch: 10, retryAlone: () => false });
+  const first = batcher.submit(1);
+  const rest = [2, 3].map((n) => settled(batcher.submit(n)));
+  await c.release();
+  await c.release();
+  expect(await first).toBe(1);
+  expect(await Promise.all(rest)).toEqual([{ error: 'Error: connection lost' }, { error: 'Error: connection lost' }]);
+  expect(c.runs).toEqual([[1], [2, 3]]);
+});
+
+test('a run that answers another number of outputs fails its batch (then input by input)', async () => {
+  let calls = 0;
+  const batcher = new Batcher<number, number>({
+    maxBatch: 10,
+    run: async (inputs) => {
+      calls += 1;
+      return inputs.length > 1 ? [1] : inputs;
+    },
+  });
+  const all = await Promise.all([1, 2, 3].map((n) => batcher.submit(n)));
+  expect(all).toEqual([1, 2, 3]);
+  expect(calls).toBe(4); // [1], [2, 3] (one output: failed), [2], [3]
+});
+
+test('stop refuses the queued inputs and later ones, and waits for the batch in flight', async () => {
+  const c = controlledRun();
+  const batcher = new Batcher({ run: c.run, maxBatch: 10 });
+  const inFlight = batcher.submit(1);
+  const queued = settled(batcher.submit(2));
+  let stopped = false;
+  const stopping = batcher.stop(() => new Error('stopping')).then(() => (stopped = true));
+  expect(await queued).toEqual({ error: 'Error: stopping' });
+  expect(await settled(batcher.submit(3))).toEqual({ error: 'Error: stopping' });
+  await new Promise((r) => setImmediate(r));
+  expect(stopped).toBe(false);
+  await c.release();
+  await stopping;
+  expect(await inFlight).toBe(10);
+  expect(c.runs).toEqual([[1]]);
+});
