@@ -196,13 +196,7 @@ export class OutboxRelay {
     const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));
     const published = rows.filter((_, i) => outcomes[i].status === 'fulfilled').map((row) => row.id);
     try {
-      if (published.length) {
-        await this.pool.query({
-          name: `outbox-mark-handed-over-${this.options.schema}`,
-          text: `UPDATE ${this.table} SET published_at = $1 WHERE id = ANY($2::uuid[]) AND published_at IS NULL`,
-          values: [sentAt, published],
-        });
-      }
+      await this.markPublished(this.pool, published, sentAt);
     } catch (err) {
       this.options.bus.log.warn({ err: String(err) }, 'could not mark published outbox rows; the relay publishes them again');
     } finally {
@@ -328,18 +322,22 @@ export class OutboxRelay {
           await client.query(`UPDATE ${this.table} SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [row.id, String(outcome.reason).slice(0, 500)]);
         }
       }
-      if (published.length) {
-        await client.query({
-          name: `outbox-mark-${this.options.schema}`,
-          text: `UPDATE ${this.table} SET published_at = $1 WHERE id = ANY($2::uuid[])`,
-          values: [sentAt, published],
-        });
-      }
+      await this.markPublished(client, published, sentAt);
       if (failure) throw failure;
       return { published: published.length, handled: published.length + parked };
     } finally {
       client.release();
     }
+  }
+
+  /** Marks rows published (`published_at` = when they were sent); a row already marked keeps its time. */
+  private async markPublished(db: pg.Pool | pg.PoolClient, ids: readonly string[], sentAt: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await db.query({
+      name: `outbox-mark-${this.options.schema}`,
+      text: `UPDATE ${this.table} SET published_at = $1 WHERE id = ANY($2::uuid[]) AND published_at IS NULL`,
+      values: [sentAt, ids],
+    });
   }
 
   /** Moves a row that can never go out to the dead-letter table with its error. */
