@@ -12,7 +12,7 @@ import { migrateServiceSchema } from './migrations';
 import { consume, consumeWithInbox, PermanentFailure, type RunningConsumer, type SqlTx } from './consumer';
 import { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';
 import { countDeadLetters, listOutboxDeadLetters, listParkedMessages, replayOutboxDeadLetter, replayParkedMessage } from './dead-letters';
-import { enqueueEvent, enqueueEvents, HANDING_OVER, isUnpublishable, OutboxRelay, stripSchema, UnpublishableError } from './outbox';
+import { enqueueEvent, enqueueEvents, HANDING_OVER, isUnpublishable, OutboxRelay, stripSchema, UnpublishableError, type OutboxRelayOptions } from './outbox';
 import { callRpc, serveRpc } from './rpc';
 import { ensureStreams } from './streams';
 
@@ -54,8 +54,9 @@ afterAll(async () => {
   await db.drop();
 });
 
-function startRelay(bus: Bus = t.bus): OutboxRelay {
-  const relay = new OutboxRelay({ bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 200 });
+/** A started relay of the test schema (stopped after the file); `pollMs` is its backstop poll. */
+function startRelay(bus: Bus = t.bus, options: Pick<OutboxRelayOptions, 'pollMs' | 'onParked'> = {}): OutboxRelay {
+  const relay = new OutboxRelay({ bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 200, ...options });
   relay.start();
   running.push(relay);
   return relay;
@@ -117,9 +118,7 @@ describe('outbox relay', () => {
     const bus = Object.create(t.bus) as Bus;
     Object.defineProperty(bus, 'js', { value: js });
     // a backstop poll far longer than the test may take: only the NOTIFY can bring the second row out
-    const relay = new OutboxRelay({ bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 10 * 60_000 });
-    relay.start();
-    running.push(relay);
+    startRelay(bus, { pollMs: 10 * 60_000 });
     await new Promise((r) => setTimeout(r, 500)); // LISTEN is set up
     await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, first, { source: 'test' }));
     await waitFor(() => seen.includes(second.email), 15000);
@@ -159,9 +158,7 @@ describe('outbox relay', () => {
       await consumer.ready;
       const { bus, published } = countingBus();
       // a backstop poll far longer than the test: only a NOTIFY would wake the relay
-      const relay = new OutboxRelay({ bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 10 * 60_000 });
-      relay.start();
-      running.push(relay);
+      const relay = startRelay(bus, { pollMs: 10 * 60_000 });
       await leading(relay);
       const event = userEvent(1101);
       const row = await commitQuietly(event);
@@ -181,9 +178,7 @@ describe('outbox relay', () => {
       await consumer.ready;
       let slowId = '';
       const { bus, published } = countingBus((id) => (id === slowId ? 800 : 0));
-      const relay = new OutboxRelay({ bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 10 * 60_000 });
-      relay.start();
-      running.push(relay);
+      const relay = startRelay(bus, { pollMs: 10 * 60_000 });
       await leading(relay);
       const slow = userEvent(1103);
       const row = await commitQuietly(slow);
@@ -222,9 +217,7 @@ describe('outbox relay', () => {
 
     test('a row that cannot go out is the relay\'s again: it parks it', async () => {
       const parked: string[] = [];
-      const relay = new OutboxRelay({ bus: t.bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 10 * 60_000, onParked: (id) => parked.push(id) });
-      relay.start();
-      running.push(relay);
+      const relay = startRelay(t.bus, { pollMs: 10 * 60_000, onParked: (id) => parked.push(id) });
       await leading(relay);
       const row = await commitQuietly({ ...userEvent(1105), fullName: 'x'.repeat(1100 * 1024) });
       relay.publishCommitted([row]);
@@ -286,9 +279,7 @@ describe('outbox dead letters', () => {
     await insertRawOutboxRow(bigId, envelopeOf({ ...userEvent(301), fullName: 'x'.repeat(1100 * 1024) }, bigId));
     await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, after, { source: 'test' }));
     const parked: string[] = [];
-    const relay = new OutboxRelay({ bus: t.bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 200, onParked: (id) => parked.push(id) });
-    relay.start();
-    running.push(relay);
+    startRelay(t.bus, { onParked: (id) => parked.push(id) });
 
     await waitFor(() => seen.includes(after.email), 15000);
     expect(seen.filter((e) => e === before.email || e === after.email)).toEqual([before.email, after.email]);
