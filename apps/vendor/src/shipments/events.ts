@@ -189,20 +189,20 @@ export function createShipments(tx: OrderTx, deps: Deps, order: OrderCreated, lo
  * sorted order (as the consumer takes a batch's).
  */
 export async function createShipmentsOf(tx: OrderTx, deps: Deps, orders: readonly OrderCreated[], { locked = false }: OrderLock = {}): Promise<void> {
-  if (!locked) for (const orderId of [...new Set(orders.map((o) => o.orderId))].sort()) await lockKey(tx, orderLockKey(orderId));
-  const rows = orders.flatMap((order) => order.subOrders.map((subOrder) => ({ order, subOrder, address: order.shippingAddress })));
+  for (const orderId of [...new Set(orders.map((o) => o.orderId))].sort()) await lockOrder(tx, orderId, { locked });
+  const rows = orders.flatMap((order) => order.subOrders.map((subOrder) => ({ order, subOrder })));
   const items = rows.flatMap(({ subOrder }) => subOrder.items.map((item) => ({ ...item, shipmentId: subOrder.subOrderId })));
   const [written] = await runStatement<{ knownStoreIds: string[] }>(tx, CREATE_SHIPMENTS, [
     rows.map((r) => r.order.orderId),
     rows.map((r) => r.order.shortId),
     rows.map((r) => r.order.customerId),
-    rows.map((r) => r.address.fullName),
-    rows.map((r) => r.address.phone),
-    rows.map((r) => r.address.addressLine1),
-    rows.map((r) => r.address.addressLine2),
-    rows.map((r) => r.address.city),
-    rows.map((r) => r.address.postcode),
-    rows.map((r) => r.address.state),
+    rows.map((r) => r.order.shippingAddress.fullName),
+    rows.map((r) => r.order.shippingAddress.phone),
+    rows.map((r) => r.order.shippingAddress.addressLine1),
+    rows.map((r) => r.order.shippingAddress.addressLine2),
+    rows.map((r) => r.order.shippingAddress.city),
+    rows.map((r) => r.order.shippingAddress.postcode),
+    rows.map((r) => r.order.shippingAddress.state),
     rows.map((r) => new Date(r.order.createdAt).toISOString()),
     rows.map((r) => r.subOrder.subOrderId),
     rows.map((r) => r.subOrder.storeId),
