@@ -8,7 +8,7 @@ export {
   withSchema,
 } from './url';
 export { createPrisma, createPrismaAdapter, createSqlPool, sqlPoolOf } from './prisma';
-export type { PrismaClientClass, PrismaClientOptionsWithAdapter, SqlPoolOptions } from './prisma';
+export type { PrismaClientClass, PrismaClientOptionsWithAdapter, SqlPool, SqlPoolOptions } from './prisma';
 export { MIGRATIONS_TABLE, PREVIOUS_CHECKSUMS_FILE, migrate, migrationChecksum, migrationLockKey, readMigrations } from './migrate';
 export type { MigrateLogger, MigrateOptions, MigrateResult, MigrationFile, MigrationSet } from './migrate';
 export { DATAMODEL_FILE, readDatamodel } from './datamodel';

@@ -69,8 +69,11 @@ export function createPrisma<T extends Disconnectable>(PrismaClientClass: Prisma
   return client;
 }
 
+/** A service's pg pool: the one its Prisma client runs on (sqlPoolOf). */
+export type SqlPool = pg.Pool;
+
 /** The pg pool under a client made by createPrisma (the same connections Prisma uses). */
-export function sqlPoolOf(client: object): pg.Pool {
+export function sqlPoolOf(client: object): SqlPool {
   const pool = pools.get(client);
   if (!pool) throw new Error('sqlPoolOf: this client was not made by createPrisma');
   return pool;

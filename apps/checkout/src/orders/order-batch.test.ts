@@ -1,10 +1,10 @@
-import { createSqlPool, sqlPoolOf, sqlStateOf } from '@pasar/db';
+import { createSqlPool, sqlPoolOf, sqlStateOf, type SqlPool } from '@pasar/db';
 import type { PoolClient } from 'pg';
 import { startTestCheckout, type TestCheckout } from '../../test/checkout';
 import type { PrismaClient } from '../generated/prisma/client';
 import { OrderBatcher, orderBatcherOf, type BatchEntry, type BatchOutcome } from './order-batch';
 import { batchEntryOf, priceOrder } from './place-order';
-import { SEEDED_ADDRESS, seedCustomer, seedProduct, seedShippingMethod, seedStore, stockOf } from './test-fixtures';
+import { countStatements, SEEDED_ADDRESS, seedCustomer, seedProduct, seedShippingMethod, seedStore, stockOf } from './test-fixtures';
 
 /**
  * The group-commit batcher against the real place_order_batch. A batch is held in flight by a
@@ -75,24 +75,15 @@ const written = async (e: BatchEntry) => ({
   events: await prisma.outbox.count({ where: { id: e.outbox.id } }),
 });
 
-/** Counts the batcher's calls of place_order_batch (Prisma's queries share the pool). */
-function countCalls(batcher: OrderBatcher): { calls: number } {
-  const counter = { calls: 0 };
-  const pool = (batcher as unknown as { pool: { query: (...args: unknown[]) => Promise<unknown> } }).pool;
-  const query = pool.query.bind(pool);
-  jest.spyOn(pool, 'query').mockImplementation((...args: unknown[]) => {
-    if ((args[0] as { name?: string }).name === 'place_order_batch') counter.calls += 1;
-    return query(...args);
-  });
-  return counter;
-}
+/** Counts the calls of place_order_batch on a pool (Prisma's queries share it). */
+const countCalls = (pool: SqlPool) => countStatements(pool, 'place_order_batch');
 
 afterEach(() => jest.restoreAllMocks());
 
 test('a lone order goes at once; the orders queued meanwhile go in ONE call, stock allocated in arrival order (a refused one in the middle, a later smaller one placed)', async () => {
   const product = await hotProduct(3);
   const batcher = new OrderBatcher(sqlPoolOf(prisma));
-  const counter = countCalls(batcher);
+  const counter = countCalls(sqlPoolOf(prisma));
   const entries = await Promise.all([1, 3, 2, 1].map((quantity) => entry(product.id, quantity)));
   const blocker = await lockRow(product.id);
   const first = batcher.place(entries[0]);
@@ -119,7 +110,7 @@ test('a lone order goes at once; the orders queued meanwhile go in ONE call, sto
 test('an order that breaks the batch (a constraint) fails alone: the batch is placed again order by order', async () => {
   const product = await hotProduct(10);
   const batcher = new OrderBatcher(sqlPoolOf(prisma));
-  const counter = countCalls(batcher);
+  const counter = countCalls(sqlPoolOf(prisma));
   const entries = await Promise.all([1, 1, 1, 1].map((quantity) => entry(product.id, quantity)));
   entries[2].items[0].quantity = 0; // order_item.quantity > 0 refuses it
   const blocker = await lockRow(product.id);
@@ -138,7 +129,7 @@ test('a broken connection is not retried: the orders of that call answer 503, th
   const pool = createSqlPool(t.checkout.config.DATABASE_URL, { max: 1 });
   try {
     const batcher = new OrderBatcher(pool);
-    const counter = countCalls(batcher);
+    const counter = countCalls(pool);
     const entries = await Promise.all([1, 1].map((quantity) => entry(product.id, quantity)));
     const blocker = await lockRow(product.id);
     const placing = entries.map((e) => batcher.place(e));

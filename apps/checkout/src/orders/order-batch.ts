@@ -1,9 +1,6 @@
 import { HANDING_OVER, type OutboxRelay, type OutboxRow } from '@pasar/bus';
-import { Batcher, isConnectionFailure, type sqlPoolOf } from '@pasar/db';
+import { Batcher, isConnectionFailure, type SqlPool } from '@pasar/db';
 import { unavailable } from '@pasar/service-kit';
-
-/** A service's pg pool (sqlPoolOf). */
-type SqlPool = ReturnType<typeof sqlPoolOf>;
 
 /**
  * One plain order as `place_order_batch` takes it: the rows to insert, by table, with their

@@ -1,5 +1,5 @@
 import type { PlacedOrder, PostalAddress, SubmitOrderBody } from '@pasar/contracts';
-import { Batcher, sqlPoolOf } from '@pasar/db';
+import { Batcher, sqlPoolOf, type SqlPool } from '@pasar/db';
 import { badRequest, conflict, notFound } from '@pasar/service-kit';
 import { normaliseOptionalTin } from '@pasar/tax';
 import type { CheckoutConfig } from '../config';
@@ -8,9 +8,6 @@ import { isUniqueViolation } from '../promotions/promotions';
 import { orderBatcherOf, type CommittedEvents } from './order-batch';
 import { CATALOG_ROW_JSON, catalogOf, isPlainOrder, placePlainOrder, priceOrder, writeOrder, type CatalogRow } from './place-order';
 import { requestHash } from './rules';
-
-/** A service's pg pool (sqlPoolOf). */
-type SqlPool = ReturnType<typeof sqlPoolOf>;
 
 /** What the submit use cases need. */
 export interface OrderDeps {

@@ -146,3 +146,17 @@ export function ordersClient(t: TestCheckout) {
 }
 
 export const stockOf = async (prisma: PrismaClient, productId: string) => (await prisma.product.findUniqueOrThrow({ where: { id: productId } })).stock;
+
+/**
+ * Counts the calls of a named statement on a pg pool (the Prisma client's queries share it) until
+ * jest's mocks are restored; the statements still run.
+ */
+export function countStatements(pool: { query: (...args: never[]) => unknown }, name: string): { calls: number } {
+  const counter = { calls: 0 };
+  const query = (pool.query as (...args: unknown[]) => unknown).bind(pool);
+  jest.spyOn(pool as { query: (...args: unknown[]) => unknown }, 'query').mockImplementation((...args: unknown[]) => {
+    if ((args[0] as { name?: string } | undefined)?.name === name) counter.calls += 1;
+    return query(...args);
+  });
+  return counter;
+}
