@@ -79,7 +79,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * millisecond cost the machine's two cores more than the path they measure).
  */
 class ShipmentWatcher {
-  private readonly waiting = new Map<string, { since: number; resolve: (seenAt: number) => void; reject: (err: Error) => void; giveUpMs: number }>();
+  private readonly waiting = new Map<string, { since: number; giveUpMs: number; resolve: (seenAt: number) => void; reject: (err: Error) => void }>();
   private running = false;
   probes = 0;
 
@@ -87,42 +87,29 @@ class ShipmentWatcher {
 
   /** Resolves with performance.now() of the probe that found the shipment; `since` is the submit's answer. */
   seen(id: string, since: number, giveUpMs: number): Promise<number> {
-    const found = new Promise<number>((resolve, reject) => this.waiting.set(id, { since, resolve, reject, giveUpMs }));
+    const found = new Promise<number>((resolve, reject) => this.waiting.set(id, { since, giveUpMs, resolve, reject }));
     if (!this.running) void this.loop();
     return found;
   }
 
   private async loop(): Promise<void> {
     this.running = true;
-    try {
-      while (this.waiting.size > 0) {
-        const ids = [...this.waiting.keys()];
-        this.probes += 1;
-        let found: Set<string>;
-        try {
-          found = await this.probe(ids);
-        } catch (err) {
-          for (const id of ids) this.settle(id, (w) => w.reject(err as Error));
-          continue;
-        }
-        const now = performance.now();
-        for (const id of ids) {
-          if (found.has(id)) this.settle(id, (w) => w.resolve(now));
-          else this.settle(id, (w) => now - w.since > w.giveUpMs && (w.reject(new Error(`shipment ${id} not in vendor's table after ${w.giveUpMs} ms`)), true));
-        }
-        if (this.waiting.size === 0) break;
-        const youngest = Math.min(...[...this.waiting.values()].map((w) => now - w.since));
-        await sleep(pollPauseMs(youngest));
+    while (this.waiting.size > 0) {
+      const ids = [...this.waiting.keys()];
+      this.probes += 1;
+      const found = await this.probe(ids).catch((err: Error) => err);
+      const now = performance.now();
+      for (const id of ids) {
+        const w = this.waiting.get(id)!;
+        if (found instanceof Error) w.reject(found);
+        else if (found.has(id)) w.resolve(now);
+        else if (now - w.since > w.giveUpMs) w.reject(new Error(`shipment ${id} not in vendor's table after ${w.giveUpMs} ms`));
+        else continue;
+        this.waiting.delete(id);
       }
-    } finally {
-      this.running = false;
+      if (this.waiting.size > 0) await sleep(pollPauseMs(Math.min(...[...this.waiting.values()].map((w) => now - w.since))));
     }
-  }
-
-  /** Runs `done` on the waiter of `id`; removes it when `done` answers anything but false. */
-  private settle(id: string, done: (w: { since: number; resolve: (at: number) => void; reject: (err: Error) => void; giveUpMs: number }) => unknown): void {
-    const waiter = this.waiting.get(id);
-    if (waiter && done(waiter) !== false) this.waiting.delete(id);
+    this.running = false;
   }
 }
 
