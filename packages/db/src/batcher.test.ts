@@ -97,3 +97,32 @@ test('stop refuses the queued inputs and later ones, and waits for the batch in 
   expect(await inFlight).toBe(10);
   expect(c.runs).toEqual([[1]]);
 });
+
+test('maxInFlight 2: an input arriving while one run is in flight goes at once in a second run; later ones wait for a free slot and go together', async () => {
+  const c = controlledRun();
+  const batcher = new Batcher({ run: c.run, maxBatch: 10, maxInFlight: 2 });
+  const first = batcher.submit(1);
+  const second = batcher.submit(2);
+  expect(c.runs).toEqual([[1], [2]]);
+  const rest = [3, 4, 5].map((n) => batcher.submit(n));
+  expect(batcher.queued).toBe(3);
+  await c.release(); // [1] answers: its slot takes the queue
+  expect(await first).toBe(10);
+  expect(c.runs).toEqual([[1], [2], [3, 4, 5]]);
+  while (c.open) await c.release();
+  expect([await second, ...(await Promise.all(rest))]).toEqual([20, 30, 40, 50]);
+  expect({ busy: batcher.busy, queued: batcher.queued }).toEqual({ busy: false, queued: 0 });
+});
+
+test('stop waits for every run in flight (maxInFlight 2)', async () => {
+  const c = controlledRun();
+  const batcher = new Batcher({ run: c.run, maxBatch: 10, maxInFlight: 2 });
+  const runs = [batcher.submit(1), batcher.submit(2)];
+  let stopped = false;
+  const stopping = batcher.stop(() => new Error('stopping')).then(() => (stopped = true));
+  await c.release();
+  expect(stopped).toBe(false);
+  await c.release();
+  await stopping;
+  expect(await Promise.all(runs)).toEqual([10, 20]);
+});

@@ -5,6 +5,12 @@ export interface BatcherOptions<I, O> {
   /** Inputs per run at most. */
   maxBatch: number;
   /**
+   * Runs in flight at once at most (default 1). With 2, the inputs that arrive while one run is in
+   * flight go at once in a second run instead of waiting for the first to return: a run's wait is
+   * never a whole round trip behind another, at the price of smaller batches.
+   */
+  maxInFlight?: number;
+  /**
    * Whether a batch of several that failed is run again input by input, so that only the input
    * that breaks it fails (default: always). Answer false for an error after which a run must not
    * be repeated (a broken connection: the batch may have committed).
@@ -23,12 +29,13 @@ interface Queued<I, O> {
 /**
  * Group commit for statements: an input that arrives while no batch is in flight goes at once,
  * alone (no timer, so an idle service adds no latency); the inputs that arrive while one is in
- * flight queue up and go together, up to `maxBatch`, in ONE run as soon as it returns. Under load
- * each input then costs a fraction of a round trip and of a database wake-up.
+ * flight queue up and go together, up to `maxBatch`, in ONE run as soon as it returns (or, with
+ * `maxInFlight` 2, as soon as a slot is free). Under load each input then costs a fraction of a
+ * round trip and of a database wake-up.
  */
 export class Batcher<I, O> {
   private readonly queue: Queued<I, O>[] = [];
-  private inFlight: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
   private stopped: (() => unknown) | null = null;
 
   constructor(private readonly options: BatcherOptions<I, O>) {}
@@ -40,7 +47,7 @@ export class Batcher<I, O> {
 
   /** Whether a batch is in flight. */
   get busy(): boolean {
-    return this.inFlight !== null;
+    return this.inFlight.size > 0;
   }
 
   /** The output of `input`'s run (alone or with the inputs queued beside it). */
@@ -48,7 +55,7 @@ export class Batcher<I, O> {
     if (this.stopped) return Promise.reject(this.stopped());
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ input, resolve, reject });
-      if (!this.inFlight) this.sendNext();
+      if (this.inFlight.size < (this.options.maxInFlight ?? 1)) this.sendNext();
     });
   }
 
@@ -56,16 +63,18 @@ export class Batcher<I, O> {
   async stop(refusal: () => unknown): Promise<void> {
     this.stopped = refusal;
     for (const queued of this.queue.splice(0)) queued.reject(refusal());
-    while (this.inFlight) await this.inFlight;
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
 
+  /** Sends what is queued (up to maxBatch) as one run; when the run returns, the next. */
   private sendNext(): void {
     const batch = this.queue.splice(0, this.options.maxBatch);
-    if (batch.length === 0) {
-      this.inFlight = null;
-      return;
-    }
-    this.inFlight = this.send(batch).finally(() => this.sendNext());
+    if (batch.length === 0) return;
+    const running: Promise<void> = this.send(batch).finally(() => {
+      this.inFlight.delete(running);
+      this.sendNext();
+    });
+    this.inFlight.add(running);
   }
 
   private async send(batch: Queued<I, O>[]): Promise<void> {

@@ -168,7 +168,7 @@ const SUBMIT_READS = `
       ARRAY(SELECT jsonb_array_elements_text(r.e -> 'productIds'))::uuid[] AS product_ids) AS q
   ORDER BY r.n`;
 
-/** Submits' reads per statement at most. */
+/** Submits' reads per statement at most (two statements in flight at once, see readBatcherOf). */
 const MAX_READS_PER_BATCH = 64;
 const readBatchers = new WeakMap<SqlPool, Batcher<SubmitReadInput, SubmitRead>>();
 
@@ -178,6 +178,8 @@ function readBatcherOf(pool: SqlPool): Batcher<SubmitReadInput, SubmitRead> {
   if (!batcher) {
     batcher = new Batcher({
       maxBatch: MAX_READS_PER_BATCH,
+      // reads lock nothing: a submit arriving while a read batch is out goes at once in a second one
+      maxInFlight: 2,
       run: async (inputs) => (await pool.query<SubmitRead>({ name: 'checkout_submit_reads', text: SUBMIT_READS, values: [JSON.stringify(inputs)] })).rows,
     });
     readBatchers.set(pool, batcher);
