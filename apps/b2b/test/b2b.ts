@@ -262,7 +262,7 @@ export function envelope<E extends EventContract>(contract: E, data: EventData<E
 
 /** Publishes as another service's relay does and waits until b2b's durable `consumer` has handled it. */
 export async function publishAndWait(bus: Bus, event: EventEnvelope, consumer: string, stream: StreamName): Promise<void> {
-  const ack = await bus.js.publish(bus.naming.subject(event.type), JSON.stringify(event), { msgID: event.id });
+  const ack = await bus.js.publish(bus.naming.eventSubject(event), JSON.stringify(event), { msgID: event.id });
   const jsm = await bus.jsm;
   await waitFor(async () => {
     const info = await jsm.consumers.info(bus.naming.stream(stream), bus.naming.durable('b2b', consumer));

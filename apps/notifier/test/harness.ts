@@ -85,7 +85,7 @@ export async function publishEmailRequested(
     occurredAt: new Date().toISOString(),
     data: message,
   };
-  const ack = await bus.js.publish(bus.naming.subject(envelope.type), JSON.stringify(envelope), {
+  const ack = await bus.js.publish(bus.naming.eventSubject(envelope), JSON.stringify(envelope), {
     msgID: options.msgId ?? envelope.id,
   });
   return { envelope, seq: ack.seq, duplicate: ack.duplicate };

@@ -92,7 +92,7 @@ export async function publishAndWait(
   stream: StreamName,
   msgID = event.id,
 ): Promise<void> {
-  const ack = await bus.js.publish(bus.naming.subject(event.type), JSON.stringify(event), { msgID });
+  const ack = await bus.js.publish(bus.naming.eventSubject(event), JSON.stringify(event), { msgID });
   const jsm = await bus.jsm;
   await waitFor(async () => {
     const info = await jsm.consumers.info(bus.naming.stream(stream), bus.naming.durable('vendor', consumer));

@@ -23,7 +23,7 @@ export async function connectBus(natsUrl: string, namespace: string): Promise<Te
  * duplicate window does not drop a deliberate re-delivery). Returns the stream sequence.
  */
 export async function publish<T>(testBus: TestBus, event: Envelope<T>, msgID: string = randomUUID()): Promise<number> {
-  const ack = await testBus.bus.js.publish(testBus.bus.naming.subject(event.type), JSON.stringify(event), { msgID });
+  const ack = await testBus.bus.js.publish(testBus.bus.naming.eventSubject(event), JSON.stringify(event), { msgID });
   return ack.seq;
 }
 
@@ -56,7 +56,8 @@ export async function findEnvelope<T>(
   const { state } = await jsm.streams.info(name);
   for (let seq = state.first_seq; seq <= state.last_seq; seq += 1) {
     const message = await jsm.streams.getMessage(name, { seq }).catch(() => null);
-    if (message?.subject !== subject) continue;
+    // a routed type's events are on `<type>.<key>` (EventRoute)
+    if (!message || (message.subject !== subject && !message.subject.startsWith(`${subject}.`))) continue;
     const envelope = message.json<Envelope<T>>();
     if (matches(envelope.data)) return { envelope, seq };
   }

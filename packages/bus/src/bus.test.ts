@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { defineRpc, identityUserUpserted, type EventData, type EventEnvelope } from '@pasar/contracts';
+import { checkoutOrderCreated, defineRpc, identityUserUpserted, type EventData, type EventEnvelope } from '@pasar/contracts';
 import { createPrisma, createTestSchema, runStatement, schemaFromUrl, sqlPoolOf, type RawTx } from '@pasar/db';
 import { createTestBus, startOwnNatsServer, uniqueNamespace, waitFor, silentLog, type TestBus } from '@pasar/testkit';
 import { join } from 'node:path';
@@ -225,6 +225,34 @@ describe('outbox relay', () => {
       expect(await prisma.outbox.count({ where: { id: row.id } })).toBe(0);
       await prisma.$executeRawUnsafe('DELETE FROM outbox_dead_letter');
     });
+  });
+
+  test('publishes a routed event on its routed subject: a consumer of one part gets only that part, a consumer of the type all of it', async () => {
+    const order = (isB2b: boolean) => ({
+      orderId: randomUUID(),
+      shortId: 'PSR-ROUTE1',
+      customerId: randomUUID(),
+      isB2b,
+      familyId: null,
+      purchaseRequestIds: [],
+      buyerTin: null,
+      total: '1.00',
+      shippingAddress: { fullName: 'A', phone: '1', addressLine1: 'x', addressLine2: null, city: 'c', postcode: '1', state: 's' },
+      subOrders: [],
+      createdAt: new Date().toISOString(),
+    });
+    const seen: Record<'all' | 'b2b', string[]> = { all: [], b2b: [] };
+    for (const [name, routeKey] of [['all', undefined], ['b2b', 'b2b']] as const) {
+      const consumer = consume(t.bus, { name: `routed-${name}`, event: checkoutOrderCreated, routeKey, handler: async (data) => void seen[name].push(data.orderId) });
+      running.push(consumer);
+      await consumer.ready;
+    }
+    const [retail, b2b] = [order(false), order(true)];
+    await prisma.$transaction((tx) => enqueueEvents(tx, checkoutOrderCreated, [retail, b2b], { source: 'test' }));
+    startRelay();
+    await waitFor(() => seen.all.length === 2 && seen.b2b.length === 1, 15000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen).toEqual({ all: [retail.orderId, b2b.orderId], b2b: [b2b.orderId] });
   });
 
   test('validates event data against the contract before writing', async () => {

@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { eventEnvelopeSchema, streamOf, type EventContract, type EventData, type EventEnvelope } from '@pasar/contracts';
+import { eventEnvelopeSchema, eventFilterOf, streamOf, type EventContract, type EventData, type EventEnvelope } from '@pasar/contracts';
 import { sqlPoolOf, type RawTx, type SqlTx } from '@pasar/db';
 import type pg from 'pg';
 import type { Bus } from './bus';
@@ -48,6 +48,11 @@ export interface ConsumerOptions<E extends EventContract> {
    * parked, never handled by guesswork: a producer that bumped its version shows up loudly.
    */
   versions?: readonly number[];
+  /**
+   * For a routed event (EventRoute): the one part of it this consumer listens on (e.g. b2b's
+   * `b2b` orders); the server then never delivers it the rest. Default: every part.
+   */
+  routeKey?: string;
   handler: (data: EventData<E>, ctx: MessageContext) => Promise<void>;
 }
 
@@ -268,7 +273,7 @@ function runDurable<E extends EventContract>(
     durable_name: durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subject: bus.naming.subject(options.event.type),
+    filter_subject: bus.naming.subject(eventFilterOf(options.event, options.routeKey)),
     // The server never gives up on a message: only a handler's PermanentFailure or invalid data parks one.
     max_deliver: UNLIMITED,
     // No server-side `backoff`: the server would use its first entry as the ack wait and

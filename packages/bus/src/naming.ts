@@ -1,4 +1,4 @@
-import { STREAMS, type StreamName } from '@pasar/contracts';
+import { STREAMS, eventSubjectOf, type StreamName } from '@pasar/contracts';
 
 /**
  * Every subject and stream lives under a namespace so parallel test runs (and several
@@ -13,6 +13,11 @@ export class Naming {
 
   subject(type: string): string {
     return this.namespace ? `${this.namespace}.${type}` : type;
+  }
+
+  /** The subject an event envelope is published on: its type's, routed by its data (EventRoute). */
+  eventSubject(event: { type: string; data?: unknown }): string {
+    return this.subject(eventSubjectOf(event.type, event.data));
   }
 
   /** The plain type of a namespaced subject. */

@@ -360,7 +360,7 @@ export class OutboxRelay {
     if (maxPayload !== undefined && Buffer.byteLength(body) > maxPayload) {
       throw new UnpublishableError(`event of ${Buffer.byteLength(body)} bytes exceeds the NATS max_payload of ${maxPayload} bytes`);
     }
-    await bus.js.publish(bus.naming.subject(row.type), body, {
+    await bus.js.publish(bus.naming.eventSubject({ type: row.type, data: (row.payload as { data?: unknown } | null)?.data }), body, {
       msgID: row.id,
       headers: h,
       timeout: 2000,

@@ -184,7 +184,14 @@ export function acceptsOrderCreated(data: unknown): boolean {
   );
 }
 
-/** checkout → vendor (one shipment per sub-order), b2b (requests paid). */
+/**
+ * The route key of checkout.order.created: `b2b` for a B2B order, `retail` for the rest. b2b
+ * listens on the b2b part only; vendor on both.
+ */
+export const orderCreatedRouteKey = (data: unknown): 'b2b' | 'retail' =>
+  typeof data === 'object' && data !== null && (data as { isB2b?: unknown }).isB2b === true ? 'b2b' : 'retail';
+
+/** checkout → vendor (one shipment per sub-order), b2b (requests paid; B2B orders only, by route). */
 export const checkoutOrderCreated = defineEvent(
   'checkout.order.created',
   z.object({
@@ -210,7 +217,7 @@ export const checkoutOrderCreated = defineEvent(
     ),
     createdAt: z.iso.datetime(),
   }),
-  { accepts: acceptsOrderCreated },
+  { accepts: acceptsOrderCreated, route: { keys: ['b2b', 'retail'], keyOf: orderCreatedRouteKey } },
 );
 
 /** checkout → vendor (shipments pending_payment → paid), b2b, notifier. */

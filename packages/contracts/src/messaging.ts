@@ -33,12 +33,29 @@ export interface EventContract<TType extends string = string, TSchema extends z.
    * a test that every value it accepts, the schema accepts unchanged.
    */
   readonly accepts?: (data: unknown) => boolean;
+  /** Subject routing (EventRoute), for an event most of whose consumers want only part of it. */
+  readonly route?: EventRoute;
 }
 
-/** A contract's options: its version, and for a hot event the fast path of its check (EventContract.accepts). */
+/**
+ * An event published on `<type>.<key>` instead of `<type>`, the key taken from its data: a
+ * consumer that wants every event of the type listens on `<type>.*`, one that wants a part only on
+ * `<type>.<key>`, so NATS never delivers it the rest (b2b and the consumer orders: most orders are
+ * not B2B). `keyOf` sees the data as published (unchecked) and answers one of `keys`.
+ */
+export interface EventRoute {
+  readonly keys: readonly string[];
+  readonly keyOf: (data: unknown) => string;
+}
+
+/** A contract's options: its version, for a hot event the fast path of its check (EventContract.accepts), its routing (EventRoute). */
 export interface EventContractOptions extends ContractVersion {
   accepts?: (data: unknown) => boolean;
+  route?: EventRoute;
 }
+
+/** The routed event types (defineEvent registers them): the relay publishes a row by its type and data only. */
+const routes = new Map<string, EventRoute>();
 
 export function defineEvent<TType extends string, TSchema extends z.ZodType>(
   type: TType,
@@ -46,7 +63,38 @@ export function defineEvent<TType extends string, TSchema extends z.ZodType>(
   options?: EventContractOptions,
 ): EventContract<TType, TSchema> {
   const contract = { type, version: versionOf(options, type), data };
-  return options?.accepts ? { ...contract, accepts: options.accepts } : contract;
+  if (options?.route) {
+    for (const key of options.route.keys) {
+      if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`bad route key "${key}" of ${type}: lower-case letters, digits and _ only`);
+    }
+    const known = routes.get(type);
+    if (known && known !== options.route) throw new Error(`${type} is routed twice`);
+    routes.set(type, options.route);
+  }
+  return { ...contract, ...(options?.accepts ? { accepts: options.accepts } : {}), ...(options?.route ? { route: options.route } : {}) };
+}
+
+/**
+ * The subject (without namespace) an event of `type` with `data` is published on: `<type>.<key>`
+ * for a routed type (EventRoute), else `<type>`.
+ */
+export function eventSubjectOf(type: string, data: unknown): string {
+  const route = routes.get(type);
+  return route ? `${type}.${route.keyOf(data)}` : type;
+}
+
+/**
+ * The subject (without namespace) a consumer of `contract` listens on: `<type>` for an unrouted
+ * contract; for a routed one `<type>.<key>` (only that part) or `<type>.*` (all of it).
+ */
+export function eventFilterOf(contract: Pick<EventContract, 'type' | 'route'>, key?: string): string {
+  if (!contract.route) {
+    if (key !== undefined) throw new Error(`${contract.type} is not routed: no route key to listen on`);
+    return contract.type;
+  }
+  if (key === undefined) return `${contract.type}.*`;
+  if (!contract.route.keys.includes(key)) throw new Error(`${contract.type} has no route key "${key}" (${contract.route.keys.join(', ')})`);
+  return `${contract.type}.${key}`;
 }
 
 export type EventData<E extends EventContract> = z.infer<E['data']>;

@@ -41,7 +41,7 @@ async function shipped(trackingId: string, orderId: string = randomUUID(), shipm
     changedAt: new Date().toISOString(),
   };
   const event: EventEnvelope<typeof data> = { id: randomUUID(), type: vendorShipmentStatusChanged.type, source: 'vendor', occurredAt: data.changedAt, data };
-  await t.peer.bus.js.publish(t.peer.bus.naming.subject(event.type), JSON.stringify(event), { msgID: event.id });
+  await t.peer.bus.js.publish(t.peer.bus.naming.eventSubject(event), JSON.stringify(event), { msgID: event.id });
   await waitFor(() => t.admin.prisma.trackingIndex.findUnique({ where: { trackingId } }));
   return orderId;
 }

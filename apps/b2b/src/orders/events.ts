@@ -12,12 +12,14 @@ type OrderStatusChanged = EventData<typeof checkoutOrderStatusChanged>;
 /** checkout.order.created → requests paid + read model; .paid and .status_changed → read model status. */
 export function orderConsumers({ bus, prisma, log }: B2bContext): RunningConsumer[] {
   const byOrder = (event: { orderId: string }) => `order:${event.orderId}`;
-  // most orders are consumer orders: acked on the raw data, without parsing, a transaction or an inbox row
+  // paid and status changes of consumer orders: acked on the raw data, without parsing, a transaction or an inbox row
   return [
     consumeWithInbox(bus, {
       name: 'b2b-order-created',
       event: checkoutOrderCreated,
       db: prisma,
+      // B2B orders only: NATS never delivers b2b the consumer orders (checkout.order.created is routed)
+      routeKey: 'b2b',
       ignore: (order) => !isB2bOrderWithRequests(order),
       lockKey: byOrder,
       handler: (order, { tx }) => confirmOrder(tx, log, order),

@@ -62,10 +62,19 @@ describe('the B2B order read model', () => {
     expect(await t.b2b.prisma.b2bOrder.findUniqueOrThrow({ where: { orderId: early.orderId } })).toMatchObject({ status: 'paid', companyId: company.companyId, shortId: early.shortId });
   });
 
-  test('non-B2B orders are ignored', async () => {
+  test('non-B2B orders are ignored: their order.created is never even delivered to b2b (routed on checkout.order.created.retail)', async () => {
     const t = env();
     const order = { ...created([], '5.00'), isB2b: false };
-    await publishAndWait(t.peer.bus, envelope(checkoutOrderCreated, order), 'b2b-order-created', 'CHECKOUT');
+    const bus = t.peer.bus;
+    const consumerInfo = async () => (await bus.jsm).consumers.info(bus.naming.stream('CHECKOUT'), bus.naming.durable('b2b', 'b2b-order-created'));
+    const deliveredBefore = (await consumerInfo()).delivered.consumer_seq;
+    const retail = envelope(checkoutOrderCreated, order);
+    expect(bus.naming.eventSubject(retail)).toBe(bus.naming.subject('checkout.order.created.retail'));
+    await bus.js.publish(bus.naming.eventSubject(retail), JSON.stringify(retail), { msgID: retail.id });
+    // a B2B order published after it: once b2b has handled this one, it would have had the retail one first
+    const b2bOrder = envelope(checkoutOrderCreated, created([randomUUID()], '7.00'));
+    await publishAndWait(bus, b2bOrder, 'b2b-order-created', 'CHECKOUT');
+    expect((await consumerInfo()).delivered.consumer_seq - deliveredBefore).toBe(1);
     await publishAndWait(
       t.peer.bus,
       envelope(checkoutOrderPaid, { orderId: order.orderId, shortId: 'x', customerId: order.customerId, isB2b: false, subOrderIds: [], total: '5.00', paidAt: new Date().toISOString() }),
@@ -75,12 +84,12 @@ describe('the B2B order read model', () => {
     expect(await t.b2b.prisma.b2bOrder.count({ where: { orderId: order.orderId } })).toBe(0);
   });
 
-  test('a consumer order is acked on its raw data: no transaction, no inbox row, even for data b2b would refuse', async () => {
+  test('a B2B order without purchase requests is acked on its raw data: no transaction, no inbox row, even for data b2b would refuse', async () => {
     const t = env();
-    const order = { ...created([], '5.00'), isB2b: false };
+    const order = created([], '5.00');
     const event = envelope(checkoutOrderCreated, order);
     await publishAndWait(t.peer.bus, event, 'b2b-order-created', 'CHECKOUT');
-    // not a B2B order, so not b2b's to validate (the contract would refuse this total)
+    // no purchase requests, so not b2b's to validate (the contract would refuse this total)
     const odd = { ...envelope(checkoutOrderCreated, order), data: { ...order, orderId: randomUUID(), total: 'not money' } };
     await publishAndWait(t.peer.bus, odd as typeof event, 'b2b-order-created', 'CHECKOUT');
     expect(await t.b2b.prisma.inbox.count({ where: { eventId: { in: [event.id, odd.id] } } })).toBe(0);

@@ -303,7 +303,7 @@ describe('world.identity.account.setup_completed', () => {
   /** Publishes as the gateway's relay would and waits until checkout's activation consumer acknowledged it. */
   async function deliver(envelope: EventEnvelope<SetupCompleted>, msgID = envelope.id): Promise<void> {
     const { bus } = world.t.peer;
-    const ack = await bus.js.publish(bus.naming.subject(envelope.type), JSON.stringify(envelope), { msgID });
+    const ack = await bus.js.publish(bus.naming.eventSubject(envelope), JSON.stringify(envelope), { msgID });
     const jsm = await bus.jsm;
     await waitFor(async () => {
       const info = await jsm.consumers.info(bus.naming.stream('IDENTITY'), bus.naming.durable('checkout', 'family-activation'));

@@ -38,7 +38,7 @@ describe('order confirmation e-mail', () => {
 
     // the real consumer, fed the event as the gateway publishes it
     const event = { id: randomUUID(), type: identityUserUpserted.type, source: 'gateway', occurredAt: new Date().toISOString(), data: replicaOf(order) };
-    await t.peer.bus.js.publish(t.peer.bus.naming.subject(event.type), JSON.stringify(event), { msgID: event.id });
+    await t.peer.bus.js.publish(t.peer.bus.naming.eventSubject(event), JSON.stringify(event), { msgID: event.id });
     await waitFor(async () => (await confirmationsOf(order)).length === 1, 15000);
     expect(await confirmationsOf(order)).toEqual([
       expect.objectContaining({ to: 'late@example.test', template: 'order_confirmation', vars: { fullName: 'Late Comer', shortId: order.shortId, total: order.total } }),

@@ -53,7 +53,7 @@ function shipmentEvent(order: SeededOrder, subOrderIndex: number, status: SubOrd
  */
 async function deliver(envelope: EventEnvelope<ShipmentStatusChanged>, msgID = envelope.id): Promise<void> {
   const { bus } = t.peer;
-  const ack = await bus.js.publish(bus.naming.subject(envelope.type), JSON.stringify(envelope), { msgID });
+  const ack = await bus.js.publish(bus.naming.eventSubject(envelope), JSON.stringify(envelope), { msgID });
   const jsm = await bus.jsm;
   const durable = bus.naming.durable('checkout', 'shipment-status-mirror');
   await waitFor(async () => (await jsm.consumers.info(bus.naming.stream('VENDOR'), durable)).ack_floor.stream_seq >= ack.seq);

@@ -122,7 +122,7 @@ describe('identity.account.setup_completed', () => {
   /** Publishes as the gateway's relay does (message id = event id unless told) and waits until checkout acknowledged it. */
   async function deliver(envelope: EventEnvelope<AccountSetupCompleted>, msgID = envelope.id): Promise<void> {
     const { bus } = t.peer;
-    const ack = await bus.js.publish(bus.naming.subject(envelope.type), JSON.stringify(envelope), { msgID });
+    const ack = await bus.js.publish(bus.naming.eventSubject(envelope), JSON.stringify(envelope), { msgID });
     const jsm = await bus.jsm;
     const durable = bus.naming.durable('checkout', 'profile-account-setup');
     await waitFor(async () => (await jsm.consumers.info(bus.naming.stream('IDENTITY'), durable)).ack_floor.stream_seq >= ack.seq);

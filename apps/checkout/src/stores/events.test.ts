@@ -52,7 +52,7 @@ const methodDeleted = (data: ShippingMethodDeleted) => envelope<ShippingMethodDe
  */
 async function publishAndWait<T>(event: EventEnvelope<T>, msgID = event.id): Promise<void> {
   const { bus } = t.peer;
-  const ack = await bus.js.publish(bus.naming.subject(event.type), JSON.stringify(event), { msgID });
+  const ack = await bus.js.publish(bus.naming.eventSubject(event), JSON.stringify(event), { msgID });
   const jsm = await bus.jsm;
   await waitFor(async () => {
     const info = await jsm.consumers.info(bus.naming.stream('VENDOR'), bus.naming.durable('checkout', CONSUMER_OF[event.type]));

@@ -29,7 +29,7 @@ function userUpserted(data: Partial<UserUpserted> & { userId: string }): EventEn
  */
 async function publish(envelope: EventEnvelope<UserUpserted>, msgID = envelope.id) {
   const { bus } = t.peer;
-  return bus.js.publish(bus.naming.subject(envelope.type), JSON.stringify(envelope), { msgID });
+  return bus.js.publish(bus.naming.eventSubject(envelope), JSON.stringify(envelope), { msgID });
 }
 
 /** Waits until checkout's user-replica consumer has acknowledged every message up to `seq`. */

@@ -176,7 +176,7 @@ test('a burst of created and paid events through the consumers (handled in batch
   const bus = t.peer.bus;
   // published without waiting: the consumers find them buffered and take several per transaction
   for (const order of orders) {
-    for (const event of [paid(order), created(order)]) await bus.js.publish(bus.naming.subject(event.type), JSON.stringify(event), { msgID: event.id });
+    for (const event of [paid(order), created(order)]) await bus.js.publish(bus.naming.eventSubject(event), JSON.stringify(event), { msgID: event.id });
   }
   const last = orders.at(-1)!;
   await deliver(created(last), true); // a late duplicate, and a marker that the consumers got this far
