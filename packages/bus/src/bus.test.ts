@@ -760,6 +760,65 @@ describe('inbox consumers on plain SQL: literals and rollback', () => {
   });
 
 
+  test('claimAndHandle: a batch is one statement, its own transaction: claimed once, in arrival order, with every lock key held first', async () => {
+    const at = '@sql-claim.test';
+    const events = Array.from({ length: 12 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i % 5}-${i}${at}` }));
+    for (const e of events) await publish(e);
+    await publish(events[5], randomUUID()); // the same event again: handed over and claimed once (one effect)
+    const batches: { ids: string[]; keys: string[] }[] = [];
+    const c = consumeWithInbox(t.bus, {
+      name: 'sql-claim',
+      event: identityUserUpserted,
+      db: prisma,
+      plainSql: true,
+      lockKey: (data) => `user:${data.email.split('-')[0]}`,
+      claimAndHandle: async (batch, claim, pool) => {
+        expect(claim.eventIds).toEqual(batch.map((e) => e.id));
+        await pool.query({ name: 'test-claim-and-handle', text: 'SELECT test_claim_and_handle($1, $2::uuid[], $3::text[], $4::jsonb)', values: [claim.consumer, claim.eventIds, claim.lockKeys, JSON.stringify(batch)] });
+        batches.push({ ids: claim.eventIds, keys: claim.lockKeys }); // the batches that committed
+      },
+    });
+    running.push(c);
+    await waitFor(async () => (await prisma.effect.count({ where: { note: { contains: at } } })) === 12, 15000);
+    await new Promise((r) => setTimeout(r, 300));
+    const effects = (await prisma.effect.findMany({ where: { note: { contains: at } }, orderBy: { id: 'asc' } })).map((e) => {
+      const [email, txid, held] = e.note.split(' ');
+      return { eventId: e.eventId, email, txid, held: Number(held) };
+    });
+    expect(effects.map((e) => e.eventId)).toEqual(events.map((e) => e.id));
+    // each transaction held all of its batch's keys from its first write on, and a batch held several
+    const mine = batches.filter((b) => b.ids.some((id) => events.some((e) => e.id === id)));
+    expect(effects.map((e) => e.held)).toEqual(effects.map((e) => mine.find((b) => b.ids.includes(e.eventId))!.keys.length));
+    expect(Math.max(...effects.map((e) => e.held))).toBeGreaterThan(1);
+    expect(new Set(effects.map((e) => e.txid)).size).toBeLessThan(12);
+    expect(mine.every((b) => JSON.stringify(b.keys) === JSON.stringify([...new Set(b.keys)].sort()))).toBe(true);
+    expect(await prisma.inbox.count({ where: { eventId: { in: events.map((e) => e.id) } } })).toBe(12);
+  });
+
+  test('claimAndHandle: a batch whose statement fails is handled again message by message; the failing one leaves no inbox row, the others commit once', async () => {
+    const at = '@sql-claim-poison.test';
+    const good = Array.from({ length: 5 }, (_, i) => envelopeOf({ ...userEvent(i), email: `good${i}${at}` }));
+    const poison = envelopeOf({ ...userEvent(9), email: `poison${at}` });
+    for (const e of [good[0], good[1], poison, good[2], good[3], good[4]]) await publish(e);
+    const c = consumeWithInbox(t.bus, {
+      name: 'sql-claim-poison',
+      event: identityUserUpserted,
+      db: prisma,
+      plainSql: true,
+      backoffMs: [60_000], // redelivered only long after the test
+      claimAndHandle: async (batch, claim, pool) => {
+        await pool.query({ name: 'test-claim-and-handle', text: 'SELECT test_claim_and_handle($1, $2::uuid[], $3::text[], $4::jsonb)', values: [claim.consumer, claim.eventIds, claim.lockKeys, JSON.stringify(batch)] });
+      },
+    });
+    running.push(c);
+    await waitFor(async () => (await prisma.effect.count({ where: { note: { contains: at } } })) === 5, 15000);
+    await new Promise((r) => setTimeout(r, 300));
+    for (const e of good) expect(await prisma.effect.count({ where: { eventId: e.id } })).toBe(1);
+    expect(await prisma.effect.count({ where: { eventId: poison.id } })).toBe(0);
+    expect(await prisma.inbox.count({ where: { eventId: poison.id } })).toBe(0);
+    expect(await prisma.inbox.count({ where: { eventId: { in: good.map((e) => e.id) } } })).toBe(5);
+  });
+
   test('lock keys and the consumer name reach SQL as literals: a quote in a key is data, and that key is the one locked', async () => {
     const key = (email: string) => `user:${email}'); DROP TABLE effect; --`;
     const events = Array.from({ length: 3 }, (_, i) => envelopeOf({ ...userEvent(i), email: `o'brien${i}@sql-quotes.test` }));

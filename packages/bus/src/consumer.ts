@@ -93,7 +93,7 @@ export type SqlInboxConsumerOptions<E extends EventContract> = Omit<InboxConsume
   /** A client made by createPrisma: its pool runs the transactions, its `parkedMessage` parks. */
   db: ParkingDb;
 } & (
-    | { handler: (data: EventData<E>, ctx: MessageContext & { tx: SqlTx; locked: boolean }) => Promise<void>; handleAll?: never }
+    | { handler: (data: EventData<E>, ctx: MessageContext & { tx: SqlTx; locked: boolean }) => Promise<void>; handleAll?: never; claimAndHandle?: never }
     | {
         /**
          * Instead of `handler`: the new events of a transaction (in arrival order, at least one)
@@ -102,8 +102,35 @@ export type SqlInboxConsumerOptions<E extends EventContract> = Omit<InboxConsume
          */
         handleAll: (events: EventData<E>[], ctx: { tx: SqlTx; locked: boolean }) => Promise<void>;
         handler?: never;
+        claimAndHandle?: never;
+      }
+    | {
+        /**
+         * Instead of `handler`: the batch's whole transaction is ONE statement, which this sends on
+         * `pool` outside any transaction (autocommit: one round trip and one commit for the batch,
+         * where BEGIN, the inbox, the handler's statements and COMMIT took four). The statement
+         * claims the batch first with the bus's SQL function `inbox_claim(claim.consumer,
+         * claim.eventIds, claim.lockKeys)` (the keys' advisory locks in order, then the inbox rows;
+         * it answers the new event ids) and acts on the events with those ids only. It belongs in a
+         * VOLATILE plpgsql function: its statements after the claim see what committed while the
+         * claim waited for a lock (a single plain statement would keep its earlier snapshot). Its
+         * effect must be what `handler` run on each new event in turn would have done.
+         */
+        claimAndHandle: (events: { id: string; data: EventData<E> }[], claim: InboxClaim, pool: pg.Pool) => Promise<void>;
+        handler?: never;
+        handleAll?: never;
       }
   );
+
+/** What a one-statement consumer passes to the bus's `inbox_claim` SQL function (claimAndHandle). */
+export interface InboxClaim {
+  /** The durable consumer's name: the inbox rows' `consumer`. */
+  consumer: string;
+  /** The batch's event ids, in arrival order, each once (lower case): the ids of claimAndHandle's events. */
+  eventIds: string[];
+  /** The batch's lock keys (`lockKey`), sorted and without repeats; empty without `lockKey`. */
+  lockKeys: string[];
+}
 
 /**
  * Thrown by a handler that refuses a message for good (it can never succeed, e.g. it names
@@ -401,6 +428,13 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
       const fresh = new Set(inserted.map((r) => r.id));
       return deliveries.filter((d, i) => fresh.delete(ids[i]));
     };
+    if ('plainSql' in options && options.plainSql && options.claimAndHandle) {
+      // an event twice in the batch (a re-publish under another message id) is handed over once
+      const seen = new Set<string>();
+      const events = deliveries.flatMap((d, i) => (seen.has(ids[i]) ? [] : (seen.add(ids[i]), [{ id: ids[i], data: d.data }])));
+      await options.claimAndHandle(events, { consumer: durable, eventIds: events.map((e) => e.id), lockKeys: keys }, sqlPoolOf(options.db));
+      return;
+    }
     if ('plainSql' in options && options.plainSql) {
       const { handler, handleAll } = options;
       // BEGIN and the inbox statement go in one round trip (the transaction's first)
@@ -409,7 +443,7 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
         if (handleAll) {
           if (todo.length > 0) await handleAll(todo.map((d) => d.data), { tx, locked });
         } else {
-          for (const d of todo) await handler(d.data, { ...d.ctx, tx, locked });
+          for (const d of todo) await handler!(d.data, { ...d.ctx, tx, locked });
         }
       });
       return;

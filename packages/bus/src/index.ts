@@ -31,6 +31,7 @@ export {
   DEFAULT_BACKOFF_MS,
   PermanentFailure,
   type ConsumerOptions,
+  type InboxClaim,
   type InboxConsumerOptions,
   type InboxTx,
   type MessageContext,

@@ -1,4 +1,4 @@
-import { consumeWithInbox, type RunningConsumer, type SqlTx } from '@pasar/bus';
+import { consumeWithInbox, type InboxClaim, type RunningConsumer, type SqlTx } from '@pasar/bus';
 import { lockKey, runStatement } from '@pasar/db';
 import {
   adminShipmentBooked,
@@ -45,8 +45,8 @@ export function shipmentConsumers(ctx: VendorContext): RunningConsumer[] {
       db: prisma,
       plainSql: true,
       lockKey: byOrder,
-      // a batch of orders in one statement
-      handleAll: (orders, { tx, locked }) => createShipmentsOf(tx, ctx, orders, { locked }),
+      // the batch's whole transaction in one statement (inbox claim, locks, shipments)
+      claimAndHandle: (events, claim, pool) => createShipmentsClaiming(pool, ctx, events, claim),
     }),
     consumeWithInbox(bus, {
       name: 'shipments-order-paid',
@@ -100,46 +100,19 @@ function statusEventsCte(p: { previous: string; changedAt: string; occurredAt: s
 const eventValues = (at: Date) => [at.toISOString(), new Date().toISOString(), vendorShipmentStatusChanged.type, vendorShipmentStatusChanged.version, EVENT_SOURCE.source];
 
 /**
- * The shipments of the known stores with their items, for the sub-orders of one or more orders
- * (one row per sub-order: the order's own fields repeat on each), already paid (or cancelled) when
- * the order's paid (closed) event came first, with their status events: what inserting them
- * pending_payment and then transitioning them did, in one statement. Paid wins over closed, as
- * before (pay ran first).
+ * The shipments of the known stores with their items, for a JSON array of order.created data,
+ * with their status events: the vendor migration's create_shipments (see there). $1 the orders,
+ * then eventValues.
  */
 const CREATE_SHIPMENTS = {
   name: 'vendor-create-shipments',
-  text: `WITH known AS (
-      SELECT s.*
-      FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-          $11::timestamptz[], $12::uuid[], $13::uuid[], $14::uuid[], $15::numeric[], $16::numeric[], $17::numeric[])
-        AS s(order_id, short_id, customer_id, recipient_name, recipient_phone, address_line_1, address_line_2, city, postcode, state,
-          created_at, id, store_id, shipping_method_id, subtotal, shipping_fee, total)
-      WHERE EXISTS (SELECT 1 FROM store WHERE store.id = s.store_id)
-    ), moved AS (
-      INSERT INTO shipment (id, order_id, short_id, store_id, customer_id, shipping_method_id, subtotal, shipping_fee, total,
-        recipient_name, recipient_phone, address_line_1, address_line_2, city, postcode, state, created_at,
-        status, paid_at, cancelled_at, cancel_reason, updated_at)
-      SELECT k.id, k.order_id, k.short_id, k.store_id, k.customer_id, k.shipping_method_id, k.subtotal, k.shipping_fee, k.total,
-        k.recipient_name, k.recipient_phone, k.address_line_1, k.address_line_2, k.city, k.postcode, k.state, k.created_at,
-        CASE WHEN paid.paid_at IS NOT NULL THEN 'paid' WHEN closed.status IS NOT NULL THEN 'cancelled' ELSE 'pending_payment' END::shipment_status,
-        paid.paid_at,
-        CASE WHEN paid.paid_at IS NULL THEN closed.closed_at END,
-        CASE WHEN paid.paid_at IS NULL AND closed.status IS NOT NULL THEN 'order ' || closed.status END,
-        CASE WHEN paid.paid_at IS NOT NULL OR closed.status IS NOT NULL THEN $27::timestamptz ELSE now() END
-      FROM known k
-        LEFT JOIN paid_order paid ON paid.order_id = k.order_id
-        LEFT JOIN closed_order closed ON closed.order_id = k.order_id
-      ON CONFLICT (id) DO NOTHING
-      RETURNING *
-    ), shipment_items AS (
-      INSERT INTO shipment_item (id, shipment_id, product_id, variant_id, product_name, variant_name, quantity, unit_price, weight_kg)
-      SELECT i.id, i.shipment_id, i.product_id, i.variant_id, i.product_name, i.variant_name, i.quantity, i.unit_price, i.weight_kg
-      FROM unnest($18::uuid[], $19::uuid[], $20::uuid[], $21::uuid[], $22::text[], $23::text[], $24::int[], $25::numeric[], $26::numeric[])
-        AS i(id, shipment_id, product_id, variant_id, product_name, variant_name, quantity, unit_price, weight_kg)
-      WHERE i.shipment_id IN (SELECT id FROM known)
-      ON CONFLICT (id) DO NOTHING
-    ), ${statusEventsCte({ previous: "'pending_payment'", changedAt: '$27', occurredAt: '$28', type: '$29', version: '$30', source: '$31' })}
-    SELECT COALESCE((SELECT array_agg(DISTINCT store_id::text) FROM known), '{}') AS "knownStoreIds"`,
+  text: 'SELECT create_shipments($1::jsonb, $2::timestamptz, $3::text, $4::text, $5::int, $6::text) AS "knownStoreIds"',
+};
+
+/** The created consumer's transaction in one statement: shipments_order_created (inbox_claim, then create_shipments). */
+const SHIPMENTS_ORDER_CREATED = {
+  name: 'vendor-shipments-order-created',
+  text: `SELECT shipments_order_created($1::text, $2::uuid[], $3::text[], $4::jsonb, $5::timestamptz, $6::text, $7::text, $8::int, $9::text) AS "knownStoreIds"`,
 };
 
 /** Remembers the payment and moves the order's pending_payment shipments to paid, with their events. */
@@ -190,38 +163,29 @@ export function createShipments(tx: OrderTx, deps: Deps, order: OrderCreated, lo
  */
 export async function createShipmentsOf(tx: OrderTx, deps: Deps, orders: readonly OrderCreated[], { locked = false }: OrderLock = {}): Promise<void> {
   for (const orderId of [...new Set(orders.map((o) => o.orderId))].sort()) await lockOrder(tx, orderId, { locked });
-  const rows = orders.flatMap((order) => order.subOrders.map((subOrder) => ({ order, subOrder })));
-  const items = rows.flatMap(({ subOrder }) => subOrder.items.map((item) => ({ ...item, shipmentId: subOrder.subOrderId })));
-  const [written] = await runStatement<{ knownStoreIds: string[] }>(tx, CREATE_SHIPMENTS, [
-    rows.map((r) => r.order.orderId),
-    rows.map((r) => r.order.shortId),
-    rows.map((r) => r.order.customerId),
-    rows.map((r) => r.order.shippingAddress.fullName),
-    rows.map((r) => r.order.shippingAddress.phone),
-    rows.map((r) => r.order.shippingAddress.addressLine1),
-    rows.map((r) => r.order.shippingAddress.addressLine2),
-    rows.map((r) => r.order.shippingAddress.city),
-    rows.map((r) => r.order.shippingAddress.postcode),
-    rows.map((r) => r.order.shippingAddress.state),
-    rows.map((r) => new Date(r.order.createdAt).toISOString()),
-    rows.map((r) => r.subOrder.subOrderId),
-    rows.map((r) => r.subOrder.storeId),
-    rows.map((r) => r.subOrder.shippingMethodId),
-    rows.map((r) => r.subOrder.subtotal),
-    rows.map((r) => r.subOrder.shippingFee),
-    rows.map((r) => r.subOrder.total),
-    items.map((i) => i.orderItemId),
-    items.map((i) => i.shipmentId),
-    items.map((i) => i.productId),
-    items.map((i) => i.variantId),
-    items.map((i) => i.productName),
-    items.map((i) => i.variantName),
-    items.map((i) => i.quantity),
-    items.map((i) => i.unitPrice),
-    items.map((i) => i.weightKg),
+  const [written] = await runStatement<{ knownStoreIds: string[] }>(tx, CREATE_SHIPMENTS, [JSON.stringify(orders), ...eventValues(now(deps))]);
+  warnOfUnknownStores(deps, orders, written.knownStoreIds);
+}
+
+/**
+ * The created consumer's batch (claimAndHandle): its inbox claim, the orders' locks and
+ * createShipmentsOf of the new events in ONE statement, outside any transaction (one round trip,
+ * one commit).
+ */
+export async function createShipmentsClaiming(pool: SqlTx, deps: Deps, events: readonly { id: string; data: OrderCreated }[], claim: InboxClaim): Promise<void> {
+  const [written] = await runStatement<{ knownStoreIds: string[] }>(pool, SHIPMENTS_ORDER_CREATED, [
+    claim.consumer,
+    claim.eventIds,
+    claim.lockKeys,
+    JSON.stringify(events),
     ...eventValues(now(deps)),
   ]);
-  const known = new Set(written.knownStoreIds);
+  warnOfUnknownStores(deps, events.map((e) => e.data), written.knownStoreIds);
+}
+
+/** Sub-orders of stores that do not exist here get no shipment: said once per order. */
+function warnOfUnknownStores(deps: Deps, orders: readonly OrderCreated[], knownStoreIds: readonly string[]): void {
+  const known = new Set(knownStoreIds);
   for (const order of orders) {
     const unknownStores = [...new Set(order.subOrders.map((s) => s.storeId))].filter((id) => !known.has(id));
     if (unknownStores.length) deps.log.warn({ orderId: order.orderId, unknownStores }, 'sub-orders of unknown stores get no shipment');

@@ -3,9 +3,9 @@ import { eventEnvelopeSchema, vendorShipmentStatusChanged, type EventEnvelope } 
 import { sqlPoolOf } from '@pasar/db';
 import { silentLog } from '@pasar/testkit';
 import type { SqlTx } from '@pasar/bus';
-import { orderCreated } from '../../test/shipments';
+import { orderCreated, type OrderCreated } from '../../test/shipments';
 import { givenStore, startTestVendor, type TestStore, type TestVendor } from '../../test/vendor';
-import { closeUnpaidOrder, createShipments, createShipmentsOf, markOrderPaid } from './events';
+import { closeUnpaidOrder, createShipments, createShipmentsClaiming, createShipmentsOf, markOrderPaid } from './events';
 
 // The order handlers build vendor.shipment.status_changed in SQL (no enqueueEvent, no zod on the
 // way out): these tests hold them to what enqueueEvent would have written, on the consumers' plain
@@ -156,4 +156,62 @@ test('a batch of orders in one statement: each order as createShipments alone wo
   await inPgTransaction((tx) => createShipmentsOf(tx, deps(), [paidFirst, closedFirst, plain, partlyUnknown]));
   expect(await statusOf(plain)).toEqual(expected(plain, plain.subOrders, { status: 'pending_payment' }));
   expect(await envelopesOf(known.map((s) => s.subOrderId))).toHaveLength(2);
+});
+
+describe("the created consumer's one statement (createShipmentsClaiming: inbox claim, locks and shipments, autocommit)", () => {
+  const consumer = 'vendor-test-claiming';
+  const claimOf = (events: { id: string; data: OrderCreated }[]) => ({
+    consumer,
+    eventIds: events.map((e) => e.id),
+    lockKeys: [...new Set(events.map((e) => `order:${e.data.orderId}`))].sort(),
+  });
+  const claimAndHandle = (events: { id: string; data: OrderCreated }[]) => createShipmentsClaiming(sqlPoolOf(t.vendor.prisma), deps(), events, claimOf(events));
+  const shipmentsOf = (order: OrderCreated) => t.vendor.prisma.shipment.findMany({ where: { orderId: order.orderId }, orderBy: { id: 'asc' } });
+
+  test('makes what createShipmentsOf makes, for the new events only: a claimed event again, alone or in a later batch, changes nothing', async () => {
+    const first = { id: randomUUID(), data: orderCreated([store.storeId, neighbour.storeId]) };
+    const second = { id: randomUUID(), data: orderCreated([store.storeId, randomUUID()]) };
+    await claimAndHandle([first, second]);
+    expect((await shipmentsOf(first.data)).map((r) => [r.id, r.status])).toEqual(first.data.subOrders.map((s) => [s.subOrderId, 'pending_payment']).sort());
+    expect((await shipmentsOf(second.data)).map((r) => r.id)).toEqual([second.data.subOrders[0].subOrderId]); // the unknown store's sub-order gets none
+    expect(await t.vendor.prisma.inbox.count({ where: { consumer, eventId: { in: [first.id, second.id] } } })).toBe(2);
+    // the first event claimed: its shipment moved on meanwhile stays as it is when it comes again
+    await t.vendor.prisma.shipment.update({ where: { id: first.data.subOrders[0].subOrderId }, data: { status: 'processing' } });
+    const third = { id: randomUUID(), data: orderCreated([store.storeId]) };
+    await claimAndHandle([first, third]);
+    await claimAndHandle([first]);
+    expect((await t.vendor.prisma.shipment.findUniqueOrThrow({ where: { id: first.data.subOrders[0].subOrderId } })).status).toBe('processing');
+    expect(await shipmentsOf(third.data)).toHaveLength(1);
+    expect(await t.vendor.prisma.inbox.count({ where: { consumer, eventId: { in: [first.id, second.id, third.id] } } })).toBe(3);
+  });
+
+  test('paid first and still open when the statement starts: the statement waits for the order lock and then sees the payment (the shipment starts paid, with its event)', async () => {
+    const order = orderCreated([store.storeId]);
+    const client = await sqlPoolOf(t.vendor.prisma).connect();
+    let claimed = false;
+    try {
+      await client.query('BEGIN');
+      await markOrderPaid(client, deps(), { orderId: order.orderId, shortId: order.shortId, customerId: order.customerId, isB2b: false, subOrderIds: [], total: order.total, paidAt: '2026-04-01T10:00:00.000Z' });
+      const claiming = claimAndHandle([{ id: randomUUID(), data: order }]).then(() => (claimed = true));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(claimed).toBe(false); // waiting for the order's lock
+      await client.query('COMMIT');
+      await claiming;
+    } finally {
+      client.release();
+    }
+    const [row] = await shipmentsOf(order);
+    expect([row.status, row.paidAt]).toEqual(['paid', new Date('2026-04-01T10:00:00.000Z')]);
+    expect(await envelopesOf([row.id])).toHaveLength(1);
+  });
+
+  test('a statement that fails leaves nothing behind: no inbox row, no shipment', async () => {
+    const order = orderCreated([store.storeId]);
+    const bad = { id: randomUUID(), data: { ...order, subOrders: [{ ...order.subOrders[0], subtotal: 'not money' }] } };
+    await expect(claimAndHandle([bad])).rejects.toThrow();
+    expect(await t.vendor.prisma.inbox.count({ where: { consumer, eventId: bad.id } })).toBe(0);
+    expect(await shipmentsOf(order)).toHaveLength(0);
+    await claimAndHandle([{ id: bad.id, data: order }]); // the same event, now good, is handled
+    expect(await shipmentsOf(order)).toHaveLength(1);
+  });
 });
