@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 /** A started relay of the test schema (stopped after the file); `pollMs` is its backstop poll. */
-function startRelay(bus: Bus = t.bus, options: Pick<OutboxRelayOptions, 'pollMs' | 'onParked'> = {}): OutboxRelay {
+function startRelay(bus: Bus = t.bus, options: Pick<OutboxRelayOptions, 'pollMs' | 'onParked' | 'markDelayMs'> = {}): OutboxRelay {
   const relay = new OutboxRelay({ bus, databaseUrl: db.databaseUrl, schema: schemaFromUrl(db.databaseUrl), pollMs: 200, ...options });
   relay.start();
   running.push(relay);
@@ -171,6 +171,35 @@ describe('outbox relay', () => {
       await waitFor(() => seen.includes(next.email), 10000);
       expect(published.get(row.id)).toBe(1);
       expect(seen.filter((email) => email === event.email)).toHaveLength(1);
+    });
+
+    test('rows handed over in several calls are marked together after markDelayMs, each with when it went out; stop writes the marks still waiting', async () => {
+      const { seen, consumer } = collect('handed-over-marks');
+      await consumer.ready;
+      const { bus, published } = countingBus();
+      const relay = startRelay(bus, { pollMs: 10 * 60_000, markDelayMs: 10 * 60_000 });
+      await leading(relay);
+      const events = [userEvent(1111), userEvent(1112), userEvent(1113)];
+      const rows = [];
+      for (const event of events) {
+        const row = await commitQuietly(event);
+        relay.publishCommitted([row]);
+        rows.push(row);
+        await waitFor(() => seen.includes(event.email), 10000);
+      }
+      const ids = rows.map((row) => row.id);
+      // out, and not yet marked: the relay's own read leaves them alone meanwhile
+      await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, userEvent(1114), { source: 'test' }));
+      await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 3, 10000);
+      expect(await prisma.outbox.count({ where: { id: { in: ids }, publishedAt: null } })).toBe(3);
+      await relay.stop();
+      const marked = await prisma.outbox.findMany({ where: { id: { in: ids } }, orderBy: { seq: 'asc' } });
+      expect(marked.map((row) => row.publishedAt !== null)).toEqual([true, true, true]);
+      // each keeps its own sending time, in hand-over order
+      const times = marked.map((row) => row.publishedAt!.getTime());
+      expect([...times].sort((a, b) => a - b)).toEqual(times);
+      expect(new Set(times).size).toBe(3);
+      expect(ids.map((id) => published.get(id))).toEqual([1, 1, 1]);
     });
 
     test('the relay leaves a handed-over row alone while its publish is under way', async () => {

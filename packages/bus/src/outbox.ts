@@ -73,6 +73,12 @@ export interface OutboxRelayOptions {
   /** Backstop poll when no NOTIFY arrives. */
   pollMs?: number;
   batchSize?: number;
+  /**
+   * How long the marks of rows handed over (publishCommitted) wait, so that the rows handed over
+   * meanwhile are marked by the same statement (default 100 ms). A mark lost in a crash only
+   * republishes its row (JetStream's duplicate window and the consumers' inboxes drop it).
+   */
+  markDelayMs?: number;
   /** Called for each row moved to `outbox_dead_letter` (a metric counts them). */
   onParked?: (eventId: string, err: unknown) => void;
 }
@@ -141,6 +147,10 @@ export class OutboxRelay {
   private readonly lockKey: string;
   /** Rows handed over by publishCommitted and not yet marked: the relay's read leaves them alone. */
   private readonly handedOver = new Set<string>();
+  /** Handed-over rows that went out, waiting for their mark (markHandedOver), with when each went out. */
+  private pendingMarks: { id: string; sentAt: Date }[] = [];
+  private markTimer?: NodeJS.Timeout;
+  private marking: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: OutboxRelayOptions) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) throw new Error(`bad schema name ${options.schema}`);
@@ -167,12 +177,24 @@ export class OutboxRelay {
     this.loopDone = this.loop();
   }
 
-  async stop(): Promise<void> {
+  /** Stops publishing; the rows handed over so far go out and are marked first. A second call waits for the first. */
+  stop(): Promise<void> {
+    this.stoppedOnce ??= this.stopNow();
+    return this.stoppedOnce;
+  }
+
+  private stoppedOnce?: Promise<void>;
+
+  private async stopNow(): Promise<void> {
     this.running = false;
     this.stopping?.();
     this.wake?.();
     await this.loopDone;
     await this.leadDone;
+    // the handed-over rows' publishes under way, then their marks, before the pool goes
+    await Promise.all(this.handingOver);
+    clearTimeout(this.markTimer);
+    await this.markHandedOver();
     await this.pool.end();
   }
 
@@ -188,22 +210,56 @@ export class OutboxRelay {
   publishCommitted(rows: readonly OutboxRow[]): void {
     if (!this.running || rows.length === 0) return;
     for (const row of rows) this.handedOver.add(row.id);
-    void this.publishHandedOver(rows);
+    const publishing = this.publishHandedOver(rows);
+    this.handingOver.add(publishing);
+    void publishing.finally(() => this.handingOver.delete(publishing));
   }
 
+  /** publishHandedOver calls under way (stop waits for them). */
+  private readonly handingOver = new Set<Promise<void>>();
+
+  /**
+   * Publishes handed-over rows; those that went out wait for their mark (markDelayMs, with the rows
+   * handed over meanwhile: one statement for them all, not a round trip per hand-over), those
+   * that did not are the relay's again at once.
+   */
   private async publishHandedOver(rows: readonly OutboxRow[]): Promise<void> {
     const sentAt = new Date(); // as the relay marks its rows: when they went out
     const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));
-    const published = rows.filter((_, i) => outcomes[i].status === 'fulfilled').map((row) => row.id);
-    try {
-      await this.markPublished(this.pool, published, sentAt);
-    } catch (err) {
-      this.options.bus.log.warn({ err: String(err) }, 'could not mark published outbox rows; the relay publishes them again');
-    } finally {
-      for (const row of rows) this.handedOver.delete(row.id);
-      // what did not go out (NATS away, a row too large) is the relay's now
-      if (published.length < rows.length) this.wakeUp();
+    let failed = 0;
+    rows.forEach((row, i) => {
+      if (outcomes[i].status === 'fulfilled') {
+        this.pendingMarks.push({ id: row.id, sentAt });
+      } else {
+        failed += 1;
+        this.handedOver.delete(row.id);
+      }
+    });
+    // what did not go out (NATS away, a row too large) is the relay's now
+    if (failed > 0) this.wakeUp();
+    if (this.pendingMarks.length > 0 && !this.markTimer && this.running) {
+      this.markTimer = setTimeout(() => {
+        this.markTimer = undefined;
+        void this.markHandedOver();
+      }, this.options.markDelayMs ?? 100);
     }
+  }
+
+  /** Marks the handed-over rows that went out (one statement, each row with its own sending time); then the relay may read them again. */
+  private markHandedOver(): Promise<void> {
+    this.marking = this.marking.then(async () => {
+      const marks = this.pendingMarks;
+      this.pendingMarks = [];
+      if (marks.length === 0) return;
+      try {
+        await this.markPublished(this.pool, marks.map((m) => m.id), marks.map((m) => m.sentAt));
+      } catch (err) {
+        this.options.bus.log.warn({ err: String(err) }, 'could not mark published outbox rows; the relay publishes them again');
+      } finally {
+        for (const mark of marks) this.handedOver.delete(mark.id);
+      }
+    });
+    return this.marking;
   }
 
   /** Publishes what is pending now (parking what can never go out); returns how many rows were published. */
@@ -322,7 +378,7 @@ export class OutboxRelay {
           await client.query(`UPDATE ${this.table} SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [row.id, String(outcome.reason).slice(0, 500)]);
         }
       }
-      await this.markPublished(client, published, sentAt);
+      await this.markPublished(client, published, published.map(() => sentAt));
       if (failure) throw failure;
       return { published: published.length, handled: published.length + parked };
     } finally {
@@ -330,13 +386,14 @@ export class OutboxRelay {
     }
   }
 
-  /** Marks rows published (`published_at` = when they were sent); a row already marked keeps its time. */
-  private async markPublished(db: pg.Pool | pg.PoolClient, ids: readonly string[], sentAt: Date): Promise<void> {
+  /** Marks rows published (`published_at` = when each was sent, `sentAt[i]` for `ids[i]`); a row already marked keeps its time. */
+  private async markPublished(db: pg.Pool | pg.PoolClient, ids: readonly string[], sentAt: readonly Date[]): Promise<void> {
     if (ids.length === 0) return;
     await db.query({
       name: `outbox-mark-${this.options.schema}`,
-      text: `UPDATE ${this.table} SET published_at = $1 WHERE id = ANY($2::uuid[]) AND published_at IS NULL`,
-      values: [sentAt, ids],
+      text: `UPDATE ${this.table} AS o SET published_at = m.sent_at FROM unnest($1::uuid[], $2::timestamptz[]) AS m(id, sent_at)
+        WHERE o.id = m.id AND o.published_at IS NULL`,
+      values: [ids, sentAt],
     });
   }
 
