@@ -101,7 +101,8 @@ export const rejectMalformedUrl: RequestHandler = (req, res, next) => {
   next();
 };
 
-const TEXT_PROBLEMS: Record<UnacceptableText, string> = {
+/** The detail of each unacceptable-text problem. */
+export const TEXT_PROBLEMS: Record<UnacceptableText, string> = {
   nul_character: 'the request body contains a NUL character (\\u0000), which is not accepted',
   malformed_unicode: 'the request body contains a lone UTF-16 surrogate (e.g. \\ud800), which is not Unicode text',
 };

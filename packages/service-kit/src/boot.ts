@@ -6,6 +6,7 @@ import { Gauge } from 'prom-client';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
 import { createLogger } from './logger';
+import { leanRouter, type LeanRoute, type LeanRouter } from './lean';
 import { createService, type RunningServer, type Service, type ServiceOptions } from './service';
 
 /** What a Prisma client offers that the kit needs (structural: every service's client fits). */
@@ -35,6 +36,8 @@ export interface StartServiceOptions<C extends BaseConfig, P extends PrismaLike>
   migrationsDir: string;
   log?: Logger;
   routes?: (router: Router, ctx: ServiceContext<C, P>) => void;
+  /** Hot endpoints on the lean path (see ServiceOptions.leanRoutes); paths relative to /api/v1. */
+  leanRoutes?: (router: LeanRouter, ctx: ServiceContext<C, P>) => void;
   publicPaths?: string[];
   formPaths?: string[];
   /** Durable consumers to run (each returns its handle). */
@@ -104,6 +107,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
     log,
     identitySecret: config.IDENTITY_SECRET,
     routes: (router) => options.routes?.(router, ctx),
+    leanRoutes: leanRoutesOf(options.leanRoutes, ctx),
     publicPaths: options.publicPaths,
     formPaths: options.formPaths,
     opsEndpoints: options.internalOps ? 'internal' : 'public',
@@ -170,6 +174,13 @@ function registerDeadLetterGauge(service: Service, prisma: PrismaLike, log: Logg
   });
 }
 
+/** The lean routes a service's features declare. */
+function leanRoutesOf<C extends BaseConfig, P extends PrismaLike>(declare: StartServiceOptions<C, P>['leanRoutes'], ctx: ServiceContext<C, P>): LeanRoute[] {
+  const router = leanRouter();
+  declare?.(router, ctx);
+  return router.routes;
+}
+
 /**
  * One slice of a service: what it mounts, consumes, answers and runs. Each service names its own
  * (`type CheckoutFeature = ServiceFeature<CheckoutConfig, PrismaClient>` in `src/feature.ts`),
@@ -178,6 +189,7 @@ function registerDeadLetterGauge(service: Service, prisma: PrismaLike, log: Logg
 export interface ServiceFeature<C extends BaseConfig, P extends PrismaLike> {
   name: string;
   routes?: (router: Router, ctx: ServiceContext<C, P>) => void;
+  leanRoutes?: StartServiceOptions<C, P>['leanRoutes'];
   consumers?: StartServiceOptions<C, P>['consumers'];
   rpc?: StartServiceOptions<C, P>['rpc'];
   workers?: StartServiceOptions<C, P>['workers'];
@@ -186,9 +198,10 @@ export interface ServiceFeature<C extends BaseConfig, P extends PrismaLike> {
 /** The routes, consumers, rpc responders and workers of a list of features, for `startService`. */
 export function mountFeatures<C extends BaseConfig, P extends PrismaLike>(
   features: readonly ServiceFeature<C, P>[],
-): Pick<StartServiceOptions<C, P>, 'routes' | 'consumers' | 'rpc' | 'workers'> {
+): Pick<StartServiceOptions<C, P>, 'routes' | 'leanRoutes' | 'consumers' | 'rpc' | 'workers'> {
   return {
     routes: (router, ctx) => features.forEach((feature) => feature.routes?.(router, ctx)),
+    leanRoutes: (router, ctx) => features.forEach((feature) => feature.leanRoutes?.(router, ctx)),
     consumers: (ctx) => features.flatMap((feature) => feature.consumers?.(ctx) ?? []),
     rpc: (ctx) => features.flatMap((feature) => feature.rpc?.(ctx) ?? []),
     workers: (ctx) => features.flatMap((feature) => feature.workers?.(ctx) ?? []),

@@ -8,3 +8,4 @@ export * from './logger';
 export * from './validate';
 export * from './boot';
 export * from './body';
+export * from './lean';

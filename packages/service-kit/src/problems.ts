@@ -69,8 +69,16 @@ export function sendProblem(res: Response, status: number, code: string, detail?
  * `sendProblem` for a response outside express (the gateway's proxied path), with the same
  * headers express's `send` gives it: the content type with its charset, the length and a weak ETag.
  */
-export function writeProblem(res: ServerResponse, method: string | undefined, status: number, code: string, detail: string | undefined, requestId: string | undefined): void {
-  const body = Buffer.from(JSON.stringify(problemBody(status, code, detail, requestId)));
+export function writeProblem(
+  res: ServerResponse,
+  method: string | undefined,
+  status: number,
+  code: string,
+  detail: string | undefined,
+  requestId: string | undefined,
+  errors?: Problem['errors'],
+): void {
+  const body = Buffer.from(JSON.stringify(problemBody(status, code, detail, requestId, errors)));
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
   res.setHeader('Content-Length', String(body.length));
@@ -93,24 +101,48 @@ interface HttpishError {
   expose?: boolean;
 }
 
-/** The last middleware of every service: anything thrown becomes problem+json; internals never leak. */
-export const problemHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
-  if (res.headersSent) return;
-  if (err instanceof ProblemError) return sendProblem(res, err.status, err.code, err.detail, err.errors);
-  if (err instanceof z.ZodError) return sendProblem(res, 400, 'validation_failed', 'the request is not valid', zodIssues(err));
+/** The problem an error answers, and whether (and how loudly) it is logged. */
+export interface ProblemOf {
+  status: number;
+  code: string;
+  detail?: string;
+  errors?: Problem['errors'];
+  /** Logged with the error: a dependency away (warn), anything unexpected (error). */
+  log?: { level: 'warn' | 'error'; message: string };
+}
+
+/**
+ * What anything thrown while serving a request answers (problemHandler, and the lean routes'
+ * pipeline): a ProblemError as it is, a ZodError 400 with its issues, a body parser's own errors
+ * their 4xx, a missing rpc peer 503; anything else a 500 that never shows its message.
+ */
+export function problemOf(err: unknown): ProblemOf {
+  if (err instanceof ProblemError) return { status: err.status, code: err.code, detail: err.detail, errors: err.errors };
+  if (err instanceof z.ZodError) return { status: 400, code: 'validation_failed', detail: 'the request is not valid', errors: zodIssues(err) };
   if (err instanceof RpcUnavailableError) {
-    req.log?.warn({ err }, 'a service this request needs did not answer');
-    return sendProblem(res, 503, 'dependency_unavailable', 'a service this request needs is not answering; try again');
+    return {
+      status: 503,
+      code: 'dependency_unavailable',
+      detail: 'a service this request needs is not answering; try again',
+      log: { level: 'warn', message: 'a service this request needs did not answer' },
+    };
   }
   const http = err as HttpishError;
   const status = http?.status ?? http?.statusCode;
-  if (status === 413 || http?.type === 'entity.too.large') return sendProblem(res, 413, 'payload_too_large', 'the request body is too large');
-  if (http?.type === 'entity.parse.failed') return sendProblem(res, 400, 'malformed_json', 'the request body is not valid JSON');
-  if (status && status >= 400 && status < 500 && http.expose) return sendProblem(res, status, 'bad_request', (err as Error).message);
+  if (status === 413 || http?.type === 'entity.too.large') return { status: 413, code: 'payload_too_large', detail: 'the request body is too large' };
+  if (http?.type === 'entity.parse.failed') return { status: 400, code: 'malformed_json', detail: 'the request body is not valid JSON' };
+  if (status && status >= 400 && status < 500 && http.expose) return { status, code: 'bad_request', detail: (err as Error).message };
   // a library's own 4xx without a public message (e.g. the router's URIError for a param it cannot decode)
   if (err instanceof URIError || (status && status >= 400 && status < 500)) {
-    return sendProblem(res, status && status >= 400 && status < 500 ? status : 400, 'bad_request', 'the request is not valid');
+    return { status: status && status >= 400 && status < 500 ? status : 400, code: 'bad_request', detail: 'the request is not valid' };
   }
-  req.log?.error({ err }, 'unhandled error');
-  sendProblem(res, 500, 'internal_error', 'something went wrong on our side');
+  return { status: 500, code: 'internal_error', detail: 'something went wrong on our side', log: { level: 'error', message: 'unhandled error' } };
+}
+
+/** The last middleware of every service: anything thrown becomes problem+json; internals never leak. */
+export const problemHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
+  if (res.headersSent) return;
+  const problem = problemOf(err);
+  if (problem.log) req.log?.[problem.log.level]({ err }, problem.log.message);
+  sendProblem(res, problem.status, problem.code, problem.detail, problem.errors);
 };

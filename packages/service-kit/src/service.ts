@@ -7,6 +7,7 @@ import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { rejectMalformedUrl, rejectUnacceptableText, verifyJsonDepth } from './body';
 import { IDENTITY_HEADERS, verifyIdentityHeaders, type Identity } from './identity';
 import { sendProblem, problemHandler } from './problems';
+import { leanRequests, mountOnExpress, type LeanRoute } from './lean';
 import { requestLineLogger, requestLogger } from './request-log';
 
 declare module 'express-serve-static-core' {
@@ -61,6 +62,12 @@ export interface ServiceOptions {
    * (false) to the app. `kit.track` gives a taken request the app's metric and log line.
    */
   rawRequests?: (kit: RawRequestKit) => RawRequestHandler;
+  /**
+   * Hot endpoints served on the lean path (lean.ts: node's own request and response, no express)
+   * with the same checks and answers as the express pipeline. They are express routes too, for
+   * the requests the lean path leaves to express (a compressed body, another charset).
+   */
+  leanRoutes?: LeanRoute[];
 }
 
 /** Answers a request outside express and returns true, or returns false (untouched) for the app to serve it. */
@@ -113,6 +120,10 @@ export const EVENT_LOOP_SAMPLE_MS = 100;
 
 /** The same express app for every service: the skeleton DESIGN §2 describes. */
 export function createService(options: ServiceOptions): Service {
+  if (options.leanRoutes?.length && (options.authenticate || options.appMiddleware?.length || options.beforeBody)) {
+    // the lean path runs the service's own identity check and none of these express-side hooks
+    throw new Error('lean routes cannot be combined with authenticate, appMiddleware or beforeBody');
+  }
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? 'loopback');
@@ -144,14 +155,28 @@ export function createService(options: ServiceOptions): Service {
   });
   app.use(requestLogger(options.log, (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics'));
   const requestLine = requestLineLogger(options.log);
-  const raw = options.rawRequests?.({
+  const kit: RawRequestKit = {
     track(req, res, ends) {
       const end = duration.startTimer();
       res.once('finish', () => end({ method: req.method, route: ends.route(), status: String(res.statusCode) }));
       requestLine(req, res, ends.requestId);
     },
-  });
-  const handler: RequestListener = raw ? (req, res) => void (raw(req, res) || app(req, res)) : app;
+  };
+  const raw = options.rawRequests?.(kit);
+  const isPublic = pathMatcher((options.publicPaths ?? []).map((p) => API_PREFIX + p));
+  const lean = options.leanRoutes?.length
+    ? leanRequests(options.leanRoutes, {
+        prefix: API_PREFIX,
+        identitySecret: options.identitySecret,
+        isPublic,
+        bodyLimit: options.bodyLimit ?? '1mb',
+        log: options.log,
+        requestIdFrom,
+        track: kit.track,
+      })
+    : undefined;
+  const first = raw && lean ? (req: IncomingMessage, res: ServerResponse) => raw(req, res) || lean(req, res) : (raw ?? lean);
+  const handler: RequestListener = first ? (req, res) => void (first(req, res) || app(req, res)) : app;
 
   app.use(rejectMalformedUrl);
   for (const middleware of options.appMiddleware ?? []) app.use(middleware);
@@ -190,7 +215,6 @@ export function createService(options: ServiceOptions): Service {
     app.get('/metrics', metricsText);
   }
 
-  const isPublic = pathMatcher((options.publicPaths ?? []).map((p) => API_PREFIX + p));
   const formPaths = new Set((options.formPaths ?? []).map((p) => API_PREFIX + p));
   const api = express.Router();
 
@@ -225,6 +249,7 @@ export function createService(options: ServiceOptions): Service {
   api.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: false, verify: verifyJsonDepth }));
   api.use(express.urlencoded({ extended: false, limit: options.bodyLimit ?? '1mb' }));
   api.use(rejectUnacceptableText);
+  mountOnExpress(api, options.leanRoutes ?? []);
   options.routes(api);
   api.use((req, res) => sendProblem(res, 404, 'not_found', `no route for ${req.method} ${req.baseUrl}${req.path}`));
   app.use(API_PREFIX, api);

@@ -4,7 +4,7 @@ import { loyaltyRoutes } from '../loyalty/routes';
 import { promotionRoutes } from '../promotions/routes';
 import { orderDetailsResponder } from './b2b-submit';
 import { orderBatcherOf } from './order-batch';
-import { orderRoutes } from './routes';
+import { leanOrderRoutes, orderRoutes } from './routes';
 
 /**
  * Checkout proper: vouchers and KOL codes (admin and validate), submit (single, family and B2B), the
@@ -17,6 +17,7 @@ export const ordersFeature: CheckoutFeature = {
     loyaltyRoutes(router, { prisma });
     orderRoutes(router, { prisma, config, bus, log, relay });
   },
+  leanRoutes: (router, { prisma, config, bus, log, relay }) => leanOrderRoutes(router, { prisma, config, bus, log, relay }),
   rpc: ({ bus, prisma }) => [orderDetailsResponder(bus, prisma)],
   // on stop: orders still queued for the batcher answer 503, the batch in flight finishes
   workers: ({ prisma }) => [{ name: 'order-batcher', stop: () => orderBatcherOf(sqlPoolOf(prisma)).stop() }],

@@ -6,7 +6,7 @@ import {
   type ShipmentDetail,
   type ShipmentSummary,
 } from '@pasar/contracts';
-import { parse, requireRole } from '@pasar/service-kit';
+import { parse, requireRole, type LeanRouter, type WithIdentity } from '@pasar/service-kit';
 import type { Request, Router } from 'express';
 import type { z } from 'zod';
 import type { VendorDeps } from '../deps';
@@ -36,23 +36,29 @@ async function target(deps: VendorDeps, req: Request): Promise<[string, string]>
  * hot): the signed-in vendor and the parsed input. Bad input from a vendor without a store still
  * answers 403 no_store before the 400, as on every vendor path.
  */
-async function ownerAndInput<S extends z.ZodType>(deps: VendorDeps, req: Request, schema: S, input: unknown): Promise<[string, z.infer<S>]> {
+async function ownerAndInput<S extends z.ZodType>(deps: VendorDeps, req: WithIdentity, schema: S, input: unknown): Promise<[string, z.infer<S>]> {
   const { userId } = requireRole(req, 'vendor');
   if (!schema.safeParse(input).success) await requireOwnStore(deps.prisma, req);
   return [userId, parse(schema, input)];
 }
 
-/** GET /vendor/shipments[/{id}] and the vendor's moves: process, ship, deliver, cancel. */
+/**
+ * GET /vendor/shipments/{id} on the lean path: what a vendor's screen polls while orders come in
+ * (the same checks and answers as the express routes, at a fraction of the cost).
+ */
+export function leanShipmentRoutes(router: LeanRouter, deps: VendorDeps): void {
+  router.get(`${BASE}/:id`, async (req) => {
+    const [ownerUserId, { id }] = await ownerAndInput(deps, req, uuidParam, req.params);
+    return { status: 200, body: toShipmentDetail(await getOwnShipment(deps, ownerUserId, id)) };
+  });
+}
+
+/** GET /vendor/shipments and the vendor's moves: process, ship, deliver, cancel (one shipment: leanShipmentRoutes). */
 export function shipmentRoutes(router: Router, deps: VendorDeps): void {
   router.get(BASE, async (req, res) => {
     const [ownerUserId, query] = await ownerAndInput(deps, req, shipmentsQuery, req.query);
     const page = await listOwnShipments(deps, ownerUserId, query);
     res.json({ ...page, shipments: page.shipments.map((s) => toShipmentSummary(s, s.itemCount)) });
-  });
-
-  router.get(`${BASE}/:id`, async (req, res) => {
-    const [ownerUserId, { id }] = await ownerAndInput(deps, req, uuidParam, req.params);
-    res.json(toShipmentDetail(await getOwnShipment(deps, ownerUserId, id)));
   });
 
   router.post(`${BASE}/:id/process`, async (req, res) => {

@@ -1,6 +1,5 @@
 import { sqlPoolOf } from '@pasar/db';
-import { ProblemError, requireRole } from '@pasar/service-kit';
-import type { Request } from 'express';
+import { ProblemError, requireRole, type WithIdentity } from '@pasar/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
 
 /** 403 no_store: the signed-in vendor has no store (yet). */
@@ -13,7 +12,7 @@ const STORE_OF_OWNER = { name: 'vendor-store-of-owner', text: 'SELECT id FROM st
  * The store of the signed-in vendor (store.owner_user_id = the signed user id): 401 anonymous,
  * 403 `forbidden` for another role, 403 `no_store` for a vendor without a store.
  */
-export async function requireOwnStore(prisma: PrismaClient, req: Request): Promise<string> {
+export async function requireOwnStore(prisma: PrismaClient, req: WithIdentity): Promise<string> {
   const { userId } = requireRole(req, 'vendor');
   const { rows } = await sqlPoolOf(prisma).query<{ id: string }>({ ...STORE_OF_OWNER, values: [userId] });
   if (rows.length === 0) throw noStore();
