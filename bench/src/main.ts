@@ -19,8 +19,10 @@ const USAGE = `Usage: npm run bench [-- options]
   --samples <n>         sequential requests in latency scenarios (BENCH_SAMPLES, default 200)
   --replicas <n>        instances of each service but the gateway (BENCH_REPLICAS, default 1)
 
-Env BENCH_CPU_PROF_DIR=<dir>: gateway, checkout, vendor and b2b are CPU-profiled (cpu-profile-preload.cjs)
-(a .cpuprofile in <dir>/<service>, written when the stack stops; summarise with \`tsx bench/src/profile-top.ts <file>\`).`;
+Env BENCH_CPU_PROF_DIR=<dir>: every service is CPU-profiled (cpu-profile-preload.cjs): a .cpuprofile in
+<dir>/<service>, written when the stack stops; summarise with \`tsx bench/src/profile-top.ts <file>\`.
+With BENCH_CPU_PROF_WINDOW=1 as well, each measured load round gets a profile of its own instead
+(<pid>-<n>.cpuprofile, n counting the rounds as they ran: hot product, 50 products, event lag 8 in flight).`;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined || text === '') return fallback;
@@ -79,10 +81,11 @@ async function main(): Promise<void> {
   }
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   if (profileDir) {
-    for (const service of ['gateway', 'checkout', 'vendor', 'b2b'] as const) {
+    for (const service of ['gateway', 'checkout', 'vendor', 'b2b', 'admin', 'notifier'] as const) {
       env[service] = {
         ...(env[service] ?? {}),
         BENCH_CPU_PROF_DIR: join(resolve(profileDir), service),
+        ...(process.env.BENCH_CPU_PROF_WINDOW ? { BENCH_CPU_PROF_WINDOW: process.env.BENCH_CPU_PROF_WINDOW } : {}),
         NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile-preload.cjs')}`,
       };
     }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import type { Stack } from '@pasar/stack';
 import { round } from './stats';
 
@@ -62,4 +62,51 @@ export function cpuBetween(before: StackProcesses, after: StackProcesses): { tot
 /** RSS in MiB by service. */
 export function rssOf(figures: StackProcesses): Record<string, number | null> {
   return Object.fromEntries(Object.entries(figures).map(([name, f]) => [name, f ? f.rssMiB : null]));
+}
+
+/**
+ * CPU milliseconds so far of what the stack runs on besides its services: every PostgreSQL
+ * process (backends and background), every nats-server, and this bench process itself (the load
+ * generator shares the cores). Other users' processes of the same servers count too: read it
+ * on a machine that runs nothing else.
+ */
+export function readInfrastructure(): Record<'postgres' | 'nats' | 'bench', number> {
+  const figures = { postgres: 0, nats: 0, bench: 0 };
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return figures;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const key = Number(pid) === process.pid ? 'bench' : command === 'postgres' ? 'postgres' : command === 'nats-server' ? 'nats' : undefined;
+      if (!key) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      figures[key] += ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    } catch {
+      // the process ended between the listing and the read
+    }
+  }
+  return figures;
+}
+
+/**
+ * Runs a measured round; with BENCH_CPU_PROF_DIR and BENCH_CPU_PROF_WINDOW set, every service is
+ * profiled over this round alone (cpu-profile-preload.cjs: SIGUSR2 starts, the next one writes
+ * `<pid>-<n>.cpuprofile`, n counting the rounds in the order they ran).
+ */
+export async function profiledRound<T>(stack: Stack, round: () => Promise<T>): Promise<T> {
+  const windowed = Boolean(process.env.BENCH_CPU_PROF_DIR && process.env.BENCH_CPU_PROF_WINDOW);
+  const signal = () => {
+    for (const service of Object.values(stack.services)) if (service.pid !== undefined) process.kill(service.pid, 'SIGUSR2');
+  };
+  if (windowed) signal();
+  try {
+    return await round();
+  } finally {
+    if (windowed) signal();
+  }
 }

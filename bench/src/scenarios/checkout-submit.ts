@@ -8,7 +8,7 @@ import { baseDatabaseUrl, findOnPath, type Stack } from '@pasar/stack';
 import { addAddress, liveProductBody, openStore, signUp, type OpenedStore, type Session } from '@pasar/stack';
 import { createTestBus } from '@pasar/testkit';
 import { Client } from 'pg';
-import { cpuBetween, readStack } from '../processes';
+import { cpuBetween, profiledRound, readInfrastructure, readStack } from '../processes';
 import { percentile, round } from '../stats';
 import type { BenchContext, Scenario, ScenarioResult } from '../types';
 import { LeanClient } from '../client';
@@ -274,6 +274,7 @@ function roundFigures(
   elapsedS: number,
   decrement: number,
   cpu: { totalMs: number; byService: Record<string, number> },
+  infrastructureMs: Record<string, number>,
 ) {
   const load = tally(answers);
   if (load.created === 0) throw new Error('no order was created');
@@ -290,14 +291,18 @@ function roundFigures(
     cpuMs: cpu.totalMs,
     cpuMsByService: cpu.byService,
     cpuMsPerOrder: round(cpu.totalMs / load.created, 3),
+    /** The same for PostgreSQL, NATS and the bench itself (the load generator): context, not the target's "all services". */
+    infrastructureCpuMsPerOrder: Object.fromEntries(Object.entries(infrastructureMs).map(([name, ms]) => [name, round(ms / load.created, 3)])),
   };
 }
 
+/** What PostgreSQL, NATS and the bench used between two readInfrastructure readings. */
+const infrastructureBetween = (before: ReturnType<typeof readInfrastructure>, after: ReturnType<typeof readInfrastructure>) =>
+  Object.fromEntries(Object.entries(after).map(([name, ms]) => [name, ms - before[name as keyof typeof before]]));
+
 /** `gateway 0.31, checkout 0.92, ...`: a round's CPU per order by service. */
-function perOrderByService(f: { created: number; cpuMsByService: Record<string, number> }): string {
-  return Object.entries(f.cpuMsByService)
-    .map(([service, ms]) => `${service} ${round(ms / f.created, 2)}`)
-    .join(', ');
+function perOrderByService(f: { created: number; cpuMsByService: Record<string, number>; infrastructureCpuMsPerOrder: Record<string, number> }): string {
+  return [...Object.entries(f.cpuMsByService).map(([service, ms]) => `${service} ${round(ms / f.created, 2)}`), ...Object.entries(f.infrastructureCpuMsPerOrder).map(([name, ms]) => `(${name} ${round(ms, 2)})`)].join(', ');
 }
 
 /**
@@ -340,27 +345,31 @@ export const checkoutSubmit: Scenario = {
     log(`${buyers.length} buyers, one hot product, ${settings.durationS} s`);
     const stockBefore = await stockOf(store.vendor, hot);
     let cpuBefore = readStack(stack);
-    const round1 = await timedRound(buyers, store, () => hot, settings.durationS);
+    let infrastructureBefore = readInfrastructure();
+    const round1 = await profiledRound(stack, () => timedRound(buyers, store, () => hot, settings.durationS));
     placedAtStore += tally(round1.answers).created;
     await everyShipment(stack, store.storeId, placedAtStore);
     const hotCpu = cpuBetween(cpuBefore, readStack(stack));
+    const hotInfrastructure = infrastructureBetween(infrastructureBefore, readInfrastructure());
     const stockAfter = await stockOf(store.vendor, hot);
-    const throughput = roundFigures(round1.answers, round1.elapsedS, stockBefore - stockAfter, hotCpu);
+    const throughput = roundFigures(round1.answers, round1.elapsedS, stockBefore - stockAfter, hotCpu, hotInfrastructure);
     log(`hot: ${throughput.ordersPerSecond} orders/s, p99 ${throughput.p99Ms} ms, cpu ms/order ${perOrderByService(throughput)}`);
 
     log(`${buyers.length} buyers over ${SPREAD_PRODUCTS} products, ${settings.durationS} s`);
     const spreadBefore = await Promise.all(spreadStore.productIds.map((id) => stockOf(spreadStore.vendor, id)));
     cpuBefore = readStack(stack);
-    const round2 = await timedRound(buyers, spreadStore, spreadProductOf, settings.durationS);
+    infrastructureBefore = readInfrastructure();
+    const round2 = await profiledRound(stack, () => timedRound(buyers, spreadStore, spreadProductOf, settings.durationS));
     placedAtSpread += tally(round2.answers).created;
     await everyShipment(stack, spreadStore.storeId, placedAtSpread);
     const spreadCpu = cpuBetween(cpuBefore, readStack(stack));
+    const spreadInfrastructure = infrastructureBetween(infrastructureBefore, readInfrastructure());
     const spreadAfter = await Promise.all(spreadStore.productIds.map((id) => stockOf(spreadStore.vendor, id)));
     spreadStore.productIds.forEach((id, i) => {
       const created = round2.answers.filter((a) => a.productId === id && a.status === 201).length;
       if (spreadBefore[i] - spreadAfter[i] !== created) throw new Error(`product ${i + 1}: ${created} orders but the stock went down by ${spreadBefore[i] - spreadAfter[i]}`);
     });
-    const spread = roundFigures(round2.answers, round2.elapsedS, spreadBefore.reduce((a, b) => a + b, 0) - spreadAfter.reduce((a, b) => a + b, 0), spreadCpu);
+    const spread = roundFigures(round2.answers, round2.elapsedS, spreadBefore.reduce((a, b) => a + b, 0) - spreadAfter.reduce((a, b) => a + b, 0), spreadCpu, spreadInfrastructure);
     log(`spread: ${spread.ordersPerSecond} orders/s, p99 ${spread.p99Ms} ms, cpu ms/order ${perOrderByService(spread)}`);
 
     log(`sell-out: ${SELL_OUT_STOCK} units, ${buyers.length} x ${SELL_OUT_ATTEMPTS_PER_BUYER} attempts`);

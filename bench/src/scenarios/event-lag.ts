@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Client, Pool } from 'pg';
+import { cpuBetween, profiledRound, readInfrastructure, readStack } from '../processes';
 import { round } from '../stats';
 import type { BenchContext, Scenario, ScenarioResult } from '../types';
 import { benchStore, firstOrder, gatewayClient, inParallel, latencySummary, signUpBuyers, timedSubmit, type Buyer } from './checkout-submit';
@@ -62,7 +63,7 @@ interface Lag {
   orderId: string;
   /** Submit answered → GET /vendor/shipments/{id} answered 200. */
   lagMs: number;
-  /** Submit answered → the first probe sent (after reading the sub-order id): the resolution floor. */
+  /** Submit answered → the order handed to the watcher (its first probe at most a pause later): the resolution floor. */
   firstPollAfterMs: number;
   /** Submit answered → the probe that found the shipment in vendor's table. */
   rowSeenAfterMs: number;
@@ -73,21 +74,22 @@ interface Lag {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Watches vendor's shipment table for the shipments the orders in flight wait for, with ONE probe
- * for all of them (`id = ANY(...)`) per pause (pollPauseMs of the youngest wait): the same
- * resolution as a probe per order, at a fraction of the load (8 orders each probing every
- * millisecond cost the machine's two cores more than the path they measure).
+ * Watches vendor's shipment table for the shipments of the orders in flight, with ONE probe for
+ * all of them (`order_id = ANY(...)`, vendor's index) per pause (pollPauseMs of the youngest wait):
+ * the same resolution as a probe per order, at a fraction of the load (8 orders each probing every
+ * millisecond cost the machine's two cores more than the path they measure). It answers the
+ * shipment's id (the sub-order's), so the bench reads nothing from checkout's tables per order.
  */
 class ShipmentWatcher {
-  private readonly waiting = new Map<string, { since: number; giveUpMs: number; resolve: (seenAt: number) => void; reject: (err: Error) => void }>();
+  private readonly waiting = new Map<string, { since: number; giveUpMs: number; resolve: (seen: { shipmentId: string; seenAt: number }) => void; reject: (err: Error) => void }>();
   private running = false;
   probes = 0;
 
-  constructor(private readonly probe: (ids: string[]) => Promise<Set<string>>) {}
+  constructor(private readonly probe: (orderIds: string[]) => Promise<Map<string, string[]>>) {}
 
-  /** Resolves with performance.now() of the probe that found the shipment; `since` is the submit's answer. */
-  seen(id: string, since: number, giveUpMs: number): Promise<number> {
-    const found = new Promise<number>((resolve, reject) => this.waiting.set(id, { since, giveUpMs, resolve, reject }));
+  /** Resolves with the order's one shipment and performance.now() of the probe that found it; `since` is the submit's answer. */
+  seen(orderId: string, since: number, giveUpMs: number): Promise<{ shipmentId: string; seenAt: number }> {
+    const found = new Promise<{ shipmentId: string; seenAt: number }>((resolve, reject) => this.waiting.set(orderId, { since, giveUpMs, resolve, reject }));
     if (!this.running) void this.loop();
     return found;
   }
@@ -101,9 +103,11 @@ class ShipmentWatcher {
       const now = performance.now();
       for (const id of ids) {
         const w = this.waiting.get(id)!;
+        const shipments = found instanceof Error ? undefined : found.get(id);
         if (found instanceof Error) w.reject(found);
-        else if (found.has(id)) w.resolve(now);
-        else if (now - w.since > w.giveUpMs) w.reject(new Error(`shipment ${id} not in vendor's table after ${w.giveUpMs} ms`));
+        else if (shipments && shipments.length !== 1) w.reject(new Error(`order ${id} has ${shipments.length} shipments, expected 1`));
+        else if (shipments) w.resolve({ shipmentId: shipments[0], seenAt: now });
+        else if (now - w.since > w.giveUpMs) w.reject(new Error(`order ${id} has no shipment in vendor's table after ${w.giveUpMs} ms`));
         else continue;
         this.waiting.delete(id);
       }
@@ -116,8 +120,9 @@ class ShipmentWatcher {
 /**
  * Issue 4's bench: the lag from `checkout.order.created` (committed with the submit's answer) to
  * the shipment being readable by its vendor through the gateway. 200 orders one at a time (the
- * path alone), then 500 orders from 25 customers, 8 in flight (the issue's figure); after each answer the sub-order id is read from checkout's table, vendor's shipment
- * table is watched (ShipmentWatcher: one probe for all orders in flight) until the row is there, then GET /vendor/shipments/{id} through the
+ * path alone), then 500 orders from 25 customers, 8 in flight (the issue's figure). After each
+ * answer vendor's shipment table is watched for the order (ShipmentWatcher: one probe for all
+ * orders in flight) until its shipment is there, then GET /vendor/shipments/{id} goes through the
  * gateway (the bench's lean client) until it answers 200: the lag ends at that answer.
  */
 export const eventLag: Scenario = {
@@ -136,21 +141,22 @@ export const eventLag: Scenario = {
     // shipment through the gateway once it is there: polling the API every millisecond from 8
     // orders in flight made the services' CPU the bench's own load and the lag its artefact.
     const watch = new Pool({ connectionString: stack.databaseUrl, max: IN_FLIGHT });
-    const subOrderOf = async (orderId: string): Promise<string> => {
-      const r = await watch.query<{ id: string }>({ name: 'lag_sub_order', text: `SELECT id FROM "${stack.schemas.checkout}".sub_order WHERE order_id = $1`, values: [orderId] });
-      if (r.rows.length !== 1) throw new Error(`order ${orderId} has ${r.rows.length} sub-orders, expected 1`);
-      return r.rows[0].id;
-    };
-    const watcher = new ShipmentWatcher(async (ids) => {
-      const r = await watch.query<{ id: string }>({ name: 'lag_shipments', text: `SELECT id FROM "${stack.schemas.vendor}".shipment WHERE id = ANY($1::uuid[])`, values: [ids] });
-      return new Set(r.rows.map((row) => row.id));
+    const watcher = new ShipmentWatcher(async (orderIds) => {
+      const r = await watch.query<{ id: string; orderId: string }>({
+        name: 'lag_shipments',
+        text: `SELECT id, order_id AS "orderId" FROM "${stack.schemas.vendor}".shipment WHERE order_id = ANY($1::uuid[])`,
+        values: [orderIds],
+      });
+      const byOrder = new Map<string, string[]>();
+      for (const row of r.rows) byOrder.set(row.orderId, [...(byOrder.get(row.orderId) ?? []), row.id]);
+      return byOrder;
     });
     const measure = async (buyer: Buyer, giveUpMs = GIVE_UP_MS): Promise<Lag> => {
       const placed = await timedSubmit(buyer, store, productId);
       if (placed.status !== 201 || !placed.orderId) throw new Error(`submit answered ${placed.status} ${placed.code ?? ''}`);
-      const shipmentId = await subOrderOf(placed.orderId);
       const firstPollAfterMs = performance.now() - placed.answeredAt;
-      const rowSeenAfterMs = (await watcher.seen(shipmentId, placed.answeredAt, giveUpMs)) - placed.answeredAt;
+      const { shipmentId, seenAt } = await watcher.seen(placed.orderId, placed.answeredAt, giveUpMs);
+      const rowSeenAfterMs = seenAt - placed.answeredAt;
       // readable = the vendor's own GET through the gateway answers 200
       for (let polls = 1; ; polls += 1) {
         const shipment = await client.call('GET', `/api/v1/vendor/shipments/${shipmentId}`, { cookie: store.vendor.cookie });
@@ -170,17 +176,27 @@ export const eventLag: Scenario = {
       const started = performance.now();
       const probesBefore = watcher.probes;
       const probesIn = () => watcher.probes - probesBefore;
+      const cpuBefore = readStack(stack);
+      const infraBefore = readInfrastructure();
       const lags = await inParallel(orders, inFlight, (i) => measure(buyers[i % buyers.length]));
       const elapsedS = (performance.now() - started) / 1000;
+      const cpu = cpuBetween(cpuBefore, readStack(stack));
+      const infraAfter = readInfrastructure();
+      const cpuMsPerOrder = Object.fromEntries(
+        [...Object.entries(cpu.byService), ...Object.entries(infraAfter).map(([name, ms]) => [name, ms - infraBefore[name as keyof typeof infraBefore]] as const)].map(([name, ms]) => [name, round(ms / orders, 2)]),
+      );
       const floor = latencySummary(lags.map((l) => l.firstPollAfterMs));
       const rowSeen = latencySummary(lags.map((l) => l.rowSeenAfterMs));
       const readAfterRow = latencySummary(lags.map((l) => l.lagMs - l.rowSeenAfterMs));
       const steps = await eventSteps(stack, lags.map((l) => l.orderId));
+      log(`${round(orders / elapsedS, 1)} orders/s; cpu ms/order ${Object.entries(cpuMsPerOrder).map(([service, ms]) => `${service} ${ms}`).join(', ')}`);
       log(`steps (ms, p50/p99): submit → relay ${steps.relayMs.p50Ms}/${steps.relayMs.p99Ms}, relay → vendor ${steps.consumerMs.p50Ms}/${steps.consumerMs.p99Ms}; first probe after the answer ${floor.p50Ms}/${floor.p99Ms}; row seen after the answer ${rowSeen.p50Ms}/${rowSeen.p99Ms}, then GET ${readAfterRow.p50Ms}/${readAfterRow.p99Ms}`);
       return {
         orders,
         inFlight,
         elapsedS: round(elapsedS),
+        /** Process CPU time of each service over the run, per order (submit, event path and the GETs). */
+        cpuMsPerOrder,
         lag: latencySummary(lags.map((l) => l.lagMs)),
         firstPollAfter: floor,
         rowSeenAfter: rowSeen,
@@ -191,7 +207,7 @@ export const eventLag: Scenario = {
       };
     };
     const alone = await run(ALONE_ORDERS, 1);
-    const loaded = await run(ORDERS, IN_FLIGHT);
+    const loaded = await profiledRound(stack, () => run(ORDERS, IN_FLIGHT));
     await watch.end();
     const row = (r: typeof loaded) => ({
       scenario: 'event lag',
