@@ -7,7 +7,7 @@ import { batchEntryOf, priceOrder } from './place-order';
 import { countStatements, SEEDED_ADDRESS, seedCustomer, seedProduct, seedShippingMethod, seedStore, stockOf } from './test-fixtures';
 
 /**
- * The group-commit batcher against the real place_order_batch. A batch is held in flight by a
+ * The group-commit batcher against the real place_orders. A batch is held in flight by a
  * blocker transaction that locks the product row, so that the orders placed meanwhile queue up.
  */
 
@@ -31,7 +31,7 @@ async function hotProduct(stock: number) {
   return seedProduct(prisma, { storeId, stock });
 }
 
-/** A priced plain order of `quantity` units of the product, as place_order_batch takes it. */
+/** A priced plain order of `quantity` units of the product, as place_orders takes it. */
 async function entry(productId: string, quantity: number): Promise<BatchEntry> {
   const { customerId } = await seedCustomer(prisma);
   const priced = await priceOrder(prisma, {
@@ -75,8 +75,8 @@ const written = async (e: BatchEntry) => ({
   events: await prisma.outbox.count({ where: { id: e.outbox.id } }),
 });
 
-/** Counts the calls of place_order_batch on a pool (Prisma's queries share it). */
-const countCalls = (pool: SqlPool) => countStatements(pool, 'place_order_batch');
+/** Counts the calls of place_orders on a pool (Prisma's queries share it). */
+const countCalls = (pool: SqlPool) => countStatements(pool, 'place_orders');
 
 afterEach(() => jest.restoreAllMocks());
 
@@ -148,17 +148,17 @@ test('a broken connection is not retried: the orders of that call answer 503, th
   }
 });
 
-/** The backend whose place_order_batch call waits for the blocker's row lock. */
+/** The backend whose place_orders call waits for the blocker's row lock. */
 async function waiterOf(blockerPid: number): Promise<number> {
   for (let i = 0; i < 500; i += 1) {
     const [row] = await prisma.$queryRawUnsafe<{ pid: number }[]>(
-      `SELECT pid FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid)) AND query LIKE 'SELECT place_order_batch%'`,
+      `SELECT pid FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid)) AND query LIKE 'SELECT place_orders%'`,
       blockerPid,
     );
     if (row) return row.pid;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error('no place_order_batch call waits for the row lock');
+  throw new Error('no place_orders call waits for the row lock');
 }
 
 test('stop drains: queued orders answer 503 (nothing written), the batch in flight finishes, later orders answer 503', async () => {

@@ -3,8 +3,8 @@ import { Batcher, isConnectionFailure, type SqlPool } from '@pasar/db';
 import { unavailable } from '@pasar/service-kit';
 
 /**
- * One plain order as `place_order_batch` takes it: the rows to insert, by table, with their
- * snake_case columns (see the function's migration). Built by place-order.ts `batchEntryOf`.
+ * One plain order as `place_orders` takes it: the rows to insert, by table, with their snake_case
+ * columns (see the function's migrations). Built by place-order.ts `batchEntryOf`.
  */
 export interface BatchEntry {
   order: Record<string, unknown>;
@@ -12,16 +12,34 @@ export interface BatchEntry {
   items: ({ product_id: string; variant_id: string | null; quantity: number } & Record<string, unknown>)[];
   payment: Record<string, unknown>;
   outbox: OutboxRow;
+  /** What the order was priced from, when that came from the pricing cache: placed only while the database still holds it. */
+  expect?: PricedFrom;
 }
 
-export type BatchOutcome = 'placed' | 'insufficient_stock';
+/** The versions (catalog_version, address_version) of the address and products an order was priced from. */
+export interface PricedFrom {
+  address: { id: string; version: string };
+  products: { id: string; version: string }[];
+}
 
-/** Orders per call of place_order_batch at most. */
+/**
+ * What became of an order in its batch: placed; refused for stock; not placed because what it was
+ * priced from changed (`stale`: price it again from a fresh read); or not placed because an order
+ * of the customer already has its Idempotency-Key (`earlier`).
+ */
+export type BatchOutcome = 'placed' | 'insufficient_stock' | 'stale' | { earlier: { orderId: string; requestHash: string | null } };
+
+/** Orders per call of place_orders at most. */
 export const MAX_ORDERS_PER_BATCH = 64;
 
-const PLACE_ORDER_BATCH = 'SELECT place_order_batch($1::jsonb) AS placed';
+const PLACE_ORDERS = 'SELECT place_orders($1::jsonb) AS outcomes';
 /** The same, its outbox rows handed to the relay after the commit (the commit sends no NOTIFY). */
-const PLACE_ORDER_BATCH_HANDING_OVER = `SELECT place_order_batch($1::jsonb) AS placed FROM (SELECT ${HANDING_OVER}) AS handing_over`;
+const PLACE_ORDERS_HANDING_OVER = `SELECT place_orders($1::jsonb) AS outcomes FROM (SELECT ${HANDING_OVER}) AS handing_over`;
+
+/** One element of place_orders' answer. */
+type OutcomeRow = { outcome: 'placed' | 'insufficient_stock' | 'stale' } | { outcome: 'earlier'; orderId: string; requestHash: string | null };
+
+const outcomeOf = (row: OutcomeRow): BatchOutcome => (row.outcome === 'earlier' ? { earlier: { orderId: row.orderId, requestHash: row.requestHash } } : row.outcome);
 
 /** Where placed orders' order.created rows go once committed: the service's outbox relay. */
 export type CommittedEvents = Pick<OutboxRelay, 'publishCommitted'>;
@@ -29,7 +47,7 @@ export type CommittedEvents = Pick<OutboxRelay, 'publishCommitted'>;
 /**
  * Group commit of plain orders: an order that arrives while no batch is in flight goes at once,
  * alone (no timer); the orders that arrive while one is in flight queue up and go together, up
- * to MAX_ORDERS_PER_BATCH, in ONE call of `place_order_batch` as soon as it returns. Under a burst
+ * to MAX_ORDERS_PER_BATCH, in ONE call of `place_orders` as soon as it returns. Under a burst
  * on one hot product, the stock row is then locked once per batch instead of once per order, and
  * each order costs a fraction of a round trip.
  *
@@ -74,7 +92,7 @@ export class OrderBatcher {
     return this.batcher.busy;
   }
 
-  /** Places the order (in a batch); `insufficient_stock` when its units were gone (nothing written). */
+  /** Places the order (in a batch); what became of it (BatchOutcome; nothing written unless placed). */
   place(entry: BatchEntry): Promise<BatchOutcome> {
     return this.batcher.submit(entry);
   }
@@ -84,16 +102,14 @@ export class OrderBatcher {
     return this.batcher.stop(stopping);
   }
 
-  /** One call of place_order_batch; the placed orders' events go to the relay once it returned (committed). */
+  /** One call of place_orders; the placed orders' events go to the relay once it returned (committed). */
   private async placeBatch(entries: BatchEntry[]): Promise<BatchOutcome[]> {
-    const statement = this.relay
-      ? { name: 'place_order_batch_handing_over', text: PLACE_ORDER_BATCH_HANDING_OVER }
-      : { name: 'place_order_batch', text: PLACE_ORDER_BATCH };
-    const result = await this.pool.query<{ placed: boolean[] }>({ ...statement, values: [JSON.stringify(entries)] });
-    const placed = result.rows[0]?.placed;
-    if (!Array.isArray(placed) || placed.length !== entries.length) throw new Error('place_order_batch answered a result of another size');
-    this.relay?.publishCommitted(entries.filter((_, i) => placed[i]).map((entry) => entry.outbox));
-    return placed.map((ok) => (ok ? 'placed' : 'insufficient_stock'));
+    const statement = this.relay ? { name: 'place_orders_handing_over', text: PLACE_ORDERS_HANDING_OVER } : { name: 'place_orders', text: PLACE_ORDERS };
+    const result = await this.pool.query<{ outcomes: OutcomeRow[] }>({ ...statement, values: [JSON.stringify(entries)] });
+    const outcomes = result.rows[0]?.outcomes;
+    if (!Array.isArray(outcomes) || outcomes.length !== entries.length) throw new Error('place_orders answered a result of another size');
+    this.relay?.publishCommitted(entries.filter((_, i) => outcomes[i].outcome === 'placed').map((entry) => entry.outbox));
+    return outcomes.map(outcomeOf);
   }
 }
 

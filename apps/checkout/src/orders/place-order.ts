@@ -6,7 +6,7 @@ import { chooseVariant, effectiveUnitPrice, VARIANT_PROBLEMS } from '../catalog/
 import { Prisma, type Order, type Product, type ProductVariant, type ShippingMethodReplica } from '../generated/prisma/client';
 import { redeemPoints } from '../loyalty/ledger';
 import { activeKolCode, applicableVoucher, countKolCodeUse, countVoucherUse, type Db } from '../promotions/promotions';
-import type { BatchEntry, OrderBatcher } from './order-batch';
+import type { BatchEntry, OrderBatcher, PricedFrom } from './order-batch';
 import { amountTooLarge, chooseShipping, linesInLockOrder, planOrder, shippingAddressOf, shippingColumns, shortOrderId, type LineRequest, type OrderPlan } from './rules';
 
 type Tx = Prisma.TransactionClient;
@@ -298,14 +298,25 @@ export function isPlainOrder(priced: PricedOrder): boolean {
 }
 
 /**
- * Places a plain order (isPlainOrder) through the service's order batcher: one call of
- * `place_order_batch` with the other orders that queued meanwhile. Fresh ids on every call (a
- * retry after a short-id collision). 400 `insufficient_stock` when its units were gone (nothing written).
+ * What became of a plain order in its batch when it was not refused: placed; not placed because
+ * what it was priced from changed (`stale`, only with `pricedFrom`); or not placed because an order
+ * of the customer already has its Idempotency-Key (`earlier`).
  */
-export async function placePlainOrder(batcher: OrderBatcher, priced: PricedOrder): Promise<Order> {
+export type PlainPlacement = { placed: Order } | { stale: true } | { earlier: { orderId: string; requestHash: string | null } };
+
+/**
+ * Places a plain order (isPlainOrder) through the service's order batcher: one call of
+ * `place_orders` with the other orders that queued meanwhile. Fresh ids on every call (a retry
+ * after a short-id collision). `pricedFrom`: the versions of the cached rows it was priced from,
+ * which the write checks. 400 `insufficient_stock` when its units were gone (nothing written).
+ */
+export async function placePlainOrder(batcher: OrderBatcher, priced: PricedOrder, pricedFrom?: PricedFrom): Promise<PlainPlacement> {
   if (!isPlainOrder(priced)) throw new Error('placePlainOrder needs a plain order');
   const { order, entry } = await batchEntryOf(priced);
-  if ((await batcher.place(entry)) === 'placed') return order;
+  const outcome = await batcher.place(pricedFrom ? { ...entry, expect: pricedFrom } : entry);
+  if (outcome === 'placed') return { placed: order };
+  if (outcome === 'stale') return { stale: true };
+  if (outcome !== 'insufficient_stock') return outcome;
   throw priced.lines.length === 1
     ? insufficientStock(priced.lines[0])
     : badRequest('insufficient_stock', 'not enough stock of a product of this order for the quantity asked');
@@ -322,7 +333,7 @@ async function newOrderRows(priced: PricedOrder) {
   return { order, subOrderIds, itemIds, subOrderOf, outbox };
 }
 
-/** The rows of a priced order as place_order_batch inserts them, and the order as a read of it would answer. */
+/** The rows of a priced order as place_orders inserts them, and the order as a read of it would answer. */
 export async function batchEntryOf(priced: PricedOrder): Promise<{ order: Order; entry: BatchEntry }> {
   const { plan, lines, shipping } = priced;
   const { order, subOrderIds, itemIds, subOrderOf, outbox } = await newOrderRows(priced);

@@ -567,8 +567,127 @@ describe('who may submit', () => {
   });
 });
 
+describe('POST /checkout/submit: priced from the pricing cache (no read), the write checking the rows it was priced from', () => {
+  const reads = () => countStatements(sqlPoolOf(prisma), 'checkout_submit_reads');
+  const body = (addressId: string, productId: string, quantity = 1) => ({ addressId, items: [{ productId, quantity }] });
+
+  test('the second submit of a cart is priced from the rows the first one read: no read, the same order', async () => {
+    const { product, customerId, addressId } = await shop({ basePrice: '12.00', stock: 10 });
+    const first = await client.submit(customerId, body(addressId, product.id), randomUUID());
+    expect(first.status).toBe(201);
+    const counter = reads();
+    try {
+      const second = await client.submit(customerId, body(addressId, product.id, 2), randomUUID());
+      expect(second.status).toBe(201);
+      expect(second.body).toMatchObject({ subtotal: '24.00', shippingTotal: '5.00', total: '29.00' });
+      expect(counter.calls).toBe(0);
+    } finally {
+      jest.restoreAllMocks();
+    }
+    const order = await prisma.order.findFirstOrThrow({ where: { customerId, total: '29.00' }, include: { items: true } });
+    expect(order).toMatchObject({ shipFullName: SEEDED_ADDRESS.fullName, shipCity: SEEDED_ADDRESS.city });
+    expect(order.items.map((i) => [i.productName, i.quantity, i.unitPrice.toFixed(2)])).toEqual([[product.name, 2, '12.00']]);
+    expect(await stockOf(prisma, product.id)).toBe(7);
+  });
+
+  test('a price changed since the rows were read: the write finds them stale, the submit reads afresh and charges the new price', async () => {
+    const { product, customerId, addressId } = await shop({ basePrice: '12.00', stock: 10 });
+    expect((await client.submit(customerId, body(addressId, product.id), randomUUID())).status).toBe(201);
+    await prisma.product.update({ where: { id: product.id }, data: { basePrice: '15.50' } });
+    const counter = reads();
+    try {
+      const res = await client.submit(customerId, body(addressId, product.id), randomUUID());
+      expect(res.body).toMatchObject({ subtotal: '15.50', total: '20.50' });
+      expect(counter.calls).toBe(1);
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect(await ordersOf(customerId)).toBe(2);
+    expect(await stockOf(prisma, product.id)).toBe(8);
+  });
+
+  test('an address edited or deleted since: the order takes the new address; a deleted one answers 404 and writes nothing', async () => {
+    const { product, customerId, addressId } = await shop({ stock: 10 });
+    expect((await client.submit(customerId, body(addressId, product.id), randomUUID())).status).toBe(201);
+    await prisma.customerAddress.update({ where: { id: addressId }, data: { city: 'Shah Alam', postcode: '40000' } });
+    const moved = await client.submit(customerId, body(addressId, product.id), randomUUID());
+    expect(moved.status).toBe(201);
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: moved.body.orderId } })).toMatchObject({ shipCity: 'Shah Alam', shipPostcode: '40000' });
+    await prisma.customerAddress.delete({ where: { id: addressId } });
+    const gone = await client.submit(customerId, body(addressId, product.id), randomUUID());
+    expect(gone.body).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await ordersOf(customerId)).toBe(2);
+  });
+
+  test('a product taken off sale or a shipping method turned off since: refused as a fresh read refuses it', async () => {
+    const { product, storeId, methodId, customerId, addressId } = await shop({ stock: 10 });
+    const other = await seedProduct(prisma, { storeId, stock: 10 });
+    expect((await client.submit(customerId, body(addressId, product.id), randomUUID())).status).toBe(201);
+    expect((await client.submit(customerId, body(addressId, other.id), randomUUID())).status).toBe(201);
+    await prisma.product.update({ where: { id: product.id }, data: { status: 'draft' } });
+    expect((await client.submit(customerId, body(addressId, product.id), randomUUID())).body).toMatchObject({ status: 400, code: 'product_unavailable' });
+    await prisma.shippingMethodReplica.update({ where: { id: methodId }, data: { isActive: false } });
+    const noMethod = await client.submit(customerId, { ...body(addressId, other.id), shippingMethodId: methodId }, randomUUID());
+    expect(noMethod.body).toMatchObject({ status: 400, code: 'shipping_method_unavailable' });
+    expect(await ordersOf(customerId)).toBe(2);
+  });
+
+  test('stock is never taken from the cache: units gone since answer 400 insufficient_stock from the write; units back, the order is placed', async () => {
+    const { product, customerId, addressId } = await shop({ stock: 10 });
+    expect((await client.submit(customerId, body(addressId, product.id), randomUUID())).status).toBe(201);
+    await prisma.product.update({ where: { id: product.id }, data: { stock: 0 } });
+    expect((await client.submit(customerId, body(addressId, product.id), randomUUID())).body).toMatchObject({ status: 400, code: 'insufficient_stock' });
+    await prisma.product.update({ where: { id: product.id }, data: { stock: 3 } });
+    expect((await client.submit(customerId, body(addressId, product.id, 3), randomUUID())).status).toBe(201);
+    expect(await stockOf(prisma, product.id)).toBe(0);
+  });
+
+  test('an Idempotency-Key retry priced from the cache answers the first order (the write finds it); another body with the key answers 409', async () => {
+    const { product, customerId, addressId } = await shop({ stock: 10 });
+    expect((await client.submit(customerId, body(addressId, product.id), randomUUID())).status).toBe(201);
+    const first = await client.submit(customerId, body(addressId, product.id, 2), 'cached-retry');
+    expect(first.status).toBe(201);
+    const counter = reads();
+    try {
+      const again = await client.submit(customerId, body(addressId, product.id, 2), 'cached-retry');
+      expect(again.status).toBe(201);
+      expect(again.body).toEqual(first.body);
+      expect(counter.calls).toBe(0);
+      const other = await client.submit(customerId, body(addressId, product.id, 1), 'cached-retry');
+      expect(other.body).toMatchObject({ status: 409, code: 'idempotency_key_reused' });
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect(await ordersOf(customerId)).toBe(2);
+    expect(await stockOf(prisma, product.id)).toBe(7);
+  });
+
+  test('one batch of orders of which one was priced from changed rows: that one alone is not placed (stale), the others are', async () => {
+    const { product, customerId } = await shop({ stock: 10, basePrice: '10.00' });
+    const batcher = new OrderBatcher(sqlPoolOf(prisma));
+    const priced = () => priceOrder(prisma, { customerId, lines: [{ productId: product.id, quantity: 1 }], shippingAddress: SEEDED_ADDRESS, now: new Date(), paymentTtlMs: 60_000 });
+    const { rows } = await sqlPoolOf(prisma).query<{ address: string; product: string; addressId: string }>(
+      `SELECT address_version(a) AS address, a.id AS "addressId", (SELECT catalog_version(p) FROM product p WHERE p.id = $2) AS product
+       FROM customer_address a WHERE a.customer_id = $1`,
+      [customerId, product.id],
+    );
+    const current = { address: { id: rows[0].addressId, version: rows[0].address }, products: [{ id: product.id, version: rows[0].product }] };
+    const outdated = { ...current, products: [{ id: product.id, version: 'an older version' }] };
+    const placements = await Promise.all([placePlainOrder(batcher, await priced(), current), placePlainOrder(batcher, await priced(), outdated), placePlainOrder(batcher, await priced())]);
+    expect(placements.map((p) => Object.keys(p)[0])).toEqual(['placed', 'stale', 'placed']);
+    expect(await ordersOf(customerId)).toBe(2);
+    expect(await stockOf(prisma, product.id)).toBe(8);
+  });
+});
+
 describe('plain orders: placed through the order batcher (placePlainOrder)', () => {
   const batcher = () => orderBatcherOf(sqlPoolOf(prisma));
+  /** The order placePlainOrder placed (the test fails on any other outcome). */
+  const placed = async (placing: ReturnType<typeof placePlainOrder>) => {
+    const placement = await placing;
+    if (!('placed' in placement)) throw new Error(`not placed: ${JSON.stringify(placement)}`);
+    return placement.placed;
+  };
   const input = (customerId: string, lines: PlaceOrderInput['lines']): PlaceOrderInput => ({
     customerId,
     lines,
@@ -592,7 +711,7 @@ describe('plain orders: placed through the order batcher (placePlainOrder)', () 
     const handedOver: { id: string; type: string; payload: unknown }[] = [];
     const handing = new OrderBatcher(sqlPoolOf(prisma));
     handing.handOverTo({ publishCommitted: (rows) => void handedOver.push(...rows) });
-    const order = await placePlainOrder(handing, two);
+    const order = await placed(placePlainOrder(handing, two));
     expect(await prisma.orderItem.count({ where: { orderId: order.id } })).toBe(2);
     expect(handedOver).toHaveLength(1);
     const row = await prisma.outbox.findUniqueOrThrow({ where: { id: handedOver[0].id } });
@@ -624,7 +743,7 @@ describe('plain orders: placed through the order batcher (placePlainOrder)', () 
     const { product, customerId } = await shop({ stock: 0, variants: [{ name: 'Large', stock: 4, priceOverride: '30.00' }] });
     const [large] = product.variants;
     const priced = await priceOrder(prisma, input(customerId, [{ productId: product.id, variantId: large.id, quantity: 3 }]));
-    const order = await placePlainOrder(batcher(), priced);
+    const order = await placed(placePlainOrder(batcher(), priced));
     expect(order.subtotal.toFixed(2)).toBe('90.00');
     expect((await prisma.productVariant.findUniqueOrThrow({ where: { id: large.id } })).stock).toBe(1);
     expect(await prisma.payment.count({ where: { orderId: order.id } })).toBe(1);

@@ -1,12 +1,23 @@
 import type { PlacedOrder, PostalAddress, SubmitOrderBody } from '@pasar/contracts';
 import { Batcher, sqlPoolOf, type SqlPool } from '@pasar/db';
-import { badRequest, conflict, notFound } from '@pasar/service-kit';
+import { badRequest, conflict, notFound, ProblemError } from '@pasar/service-kit';
 import { normaliseOptionalTin } from '@pasar/tax';
 import type { CheckoutConfig } from '../config';
 import type { Order, Prisma, PrismaClient } from '../generated/prisma/client';
 import { isUniqueViolation } from '../promotions/promotions';
 import { orderBatcherOf, type CommittedEvents } from './order-batch';
-import { CATALOG_ROW_JSON, catalogOf, isPlainOrder, placePlainOrder, priceOrder, writeOrder, type CatalogRow } from './place-order';
+import {
+  CATALOG_ROW_JSON,
+  catalogOf,
+  isPlainOrder,
+  placePlainOrder,
+  priceOrder,
+  writeOrder,
+  type PlaceOrderInput,
+  type PlainPlacement,
+  type PricedOrder,
+} from './place-order';
+import { PricingCache, type RememberedCart, type VersionedAddress, type VersionedCatalogRow } from './pricing-cache';
 import { requestHash } from './rules';
 
 /** What the submit use cases need. */
@@ -101,14 +112,19 @@ export async function placeOnce(
   return placeWithRetries(prisma, customerId, idempotency, await prepared);
 }
 
+/** Writes a prepared order (retryingKeyCollisions). */
+function placeWithRetries(prisma: PrismaClient, customerId: string, idempotency: Idempotency | null, place: Placement): Promise<Order> {
+  return retryingKeyCollisions(prisma, customerId, idempotency, () => (typeof place === 'function' ? prisma.$transaction(place, ORDER_TRANSACTION) : place.alone()));
+}
+
 /**
- * Writes a prepared order; a unique-key violation answers the order an identical request placed
- * meanwhile (same Idempotency-Key), else writes again with fresh ids (a short-id collision).
+ * Runs a write of an order; a unique-key violation answers the order an identical request placed
+ * meanwhile (same Idempotency-Key), else writes again (fresh ids on every call: a short-id collision).
  */
-async function placeWithRetries(prisma: PrismaClient, customerId: string, idempotency: Idempotency | null, place: Placement): Promise<Order> {
+async function retryingKeyCollisions<T>(prisma: PrismaClient, customerId: string, idempotency: Idempotency | null, write: () => Promise<T>): Promise<T | Order> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return typeof place === 'function' ? await prisma.$transaction(place, ORDER_TRANSACTION) : await place.alone();
+      return await write();
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       const first = await earlierOrder(prisma, customerId, idempotency);
@@ -116,6 +132,14 @@ async function placeWithRetries(prisma: PrismaClient, customerId: string, idempo
       if (attempt >= ATTEMPTS) throw err;
     }
   }
+}
+
+/** The order of a plain placement: the one placed, or the earlier order of its Idempotency-Key (409 when its body differed). */
+async function orderOfPlacement(prisma: PrismaClient, idempotency: Idempotency | null, placement: Exclude<PlainPlacement, { stale: true }>): Promise<Order> {
+  if ('placed' in placement) return placement.placed;
+  const earlier = idempotency && (await orderOfEarlier(prisma, { id: placement.earlier.orderId, requestHash: placement.earlier.requestHash }, idempotency));
+  if (!earlier) throw new Error('place_orders answered an earlier order for a request without its Idempotency-Key');
+  return earlier;
 }
 
 export const idempotencyOf = (kind: string, key: string | undefined, body: unknown): Idempotency | null =>
@@ -135,11 +159,11 @@ async function saveTinWhenUnset(tx: Tx, customerId: string, tin: string): Promis
     ON CONFLICT (customer_id) DO UPDATE SET tin = EXCLUDED.tin, updated_at = now() WHERE customer_profile.tin IS NULL`;
 }
 
-/** What a submit reads before it prices: the order of an earlier request with the key, the address, the cart's catalog. */
+/** What a submit reads before it prices: the order of an earlier request with the key, the address, the cart's catalog (with their versions). */
 interface SubmitRead {
   earlier: EarlierRequest | null;
-  address: PostalAddress | null;
-  catalog: CatalogRow[];
+  address: VersionedAddress | null;
+  catalog: VersionedCatalogRow[];
 }
 
 /** What readForSubmit asks for one submit. */
@@ -152,17 +176,20 @@ interface SubmitReadInput {
 
 /**
  * The three reads of a submit (the order of an earlier request with the key, the address, the
- * cart's catalog), for the submits of one batch at once (readBatcherOf): one row per submit, in
- * order. A plain order then costs two round trips in all, each shared by its batch.
+ * cart's catalog; the address and catalog rows with the versions place_orders checks when a later
+ * submit is priced from them), for the submits of one batch at once (readBatcherOf): one row per
+ * submit, in order. A plain order then costs two round trips in all, each shared by its batch (one,
+ * when its rows are in the pricing cache).
  */
 const SUBMIT_READS = `
   SELECT
     (SELECT json_build_object('id', o.id, 'requestHash', o.request_hash) FROM "order" o
       WHERE q.key IS NOT NULL AND o.customer_id = q.customer_id AND o.idempotency_key = q.key) AS earlier,
     (SELECT json_build_object('fullName', a.full_name, 'phone', a.phone, 'addressLine1', a.address_line_1, 'addressLine2', a.address_line_2,
-        'city', a.city, 'postcode', a.postcode, 'state', a.state)
+        'city', a.city, 'postcode', a.postcode, 'state', a.state, 'version', address_version(a))
       FROM customer_address a WHERE a.id = q.address_id AND a.customer_id = q.customer_id) AS address,
-    (SELECT COALESCE(json_agg(${CATALOG_ROW_JSON}), '[]'::json) FROM product p WHERE p.id = ANY(q.product_ids)) AS catalog
+    (SELECT COALESCE(json_agg((${CATALOG_ROW_JSON})::jsonb || jsonb_build_object('version', catalog_version(p))), '[]'::json)
+      FROM product p WHERE p.id = ANY(q.product_ids)) AS catalog
   FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(e, n)
     CROSS JOIN LATERAL (SELECT (r.e ->> 'customerId')::uuid AS customer_id, (r.e ->> 'addressId')::uuid AS address_id, r.e ->> 'key' AS key,
       ARRAY(SELECT jsonb_array_elements_text(r.e -> 'productIds'))::uuid[] AS product_ids) AS q
@@ -187,50 +214,104 @@ function readBatcherOf(pool: SqlPool): Batcher<SubmitReadInput, SubmitRead> {
   return batcher;
 }
 
-function readForSubmit(prisma: PrismaClient, customerId: string, body: SubmitOrderBody, idempotency: Idempotency | null): Promise<SubmitRead> {
-  const productIds = [...new Set(body.items.map((item) => item.productId))];
+function readForSubmit(prisma: PrismaClient, customerId: string, body: SubmitOrderBody, idempotency: Idempotency | null, productIds: string[]): Promise<SubmitRead> {
   return readBatcherOf(sqlPoolOf(prisma)).submit({ customerId, addressId: body.addressId, key: idempotency?.key ?? null, productIds });
 }
 
+const pricingCaches = new WeakMap<SqlPool, PricingCache>();
+
+/** The one pricing cache of a connection pool (of the service's Prisma client). */
+export function pricingCacheOf(pool: SqlPool): PricingCache {
+  let cache = pricingCaches.get(pool);
+  if (!cache) pricingCaches.set(pool, (cache = new PricingCache()));
+  return cache;
+}
+
+/** Whether a submit may be priced from the pricing cache: a plain order (no voucher, KOL code or points) with no TIN to save. */
+const mayPriceFromCache = (body: SubmitOrderBody) => !body.voucherId && !body.kolCode && !body.loyaltyPoints && !body.buyerTin;
+
+/** What priceOrder takes for a submit to `shippingAddress`. */
+function submitInput(deps: OrderDeps, customerId: string, body: SubmitOrderBody, options: SubmitOptions, idempotency: Idempotency | null, shippingAddress: PostalAddress, buyerTin: string | null): PlaceOrderInput {
+  const { config, clock = () => new Date() } = deps;
+  return {
+    customerId,
+    lines: body.items,
+    shippingAddress,
+    shippingMethodIds: body.shippingMethodId ? [body.shippingMethodId] : [],
+    singleStore: true,
+    voucher: body.voucherId ? { id: body.voucherId, tier: body.voucherTier ?? null } : null,
+    kolCode: body.kolCode,
+    loyaltyPoints: body.loyaltyPoints,
+    buyerTin,
+    idempotency,
+    now: clock(),
+    paymentTtlMs: config.ORDER_PAYMENT_TTL,
+    requestId: options.requestId,
+  };
+}
+
 /**
- * POST /checkout/submit: a single-store cart to the caller's own address (404 otherwise). One read
- * (readForSubmit: an earlier order with the Idempotency-Key answers at once, before anything is
- * checked again), then priceOrder checks and prices. A plain order (isPlainOrder, no TIN to save:
- * almost every submit) goes through the order batcher (place_order_batch, group commit); the others
- * take one transaction (writeOrder); the buyer TIN is written on the order and saved to the profile
- * when the profile has none.
+ * A plain submit priced from the pricing cache, without a read: the order, or undefined when it
+ * must go the whole way (a refusal, which only a fresh read may give; or `stale`: a row it was
+ * priced from changed). The write checks the rows' versions and looks up the Idempotency-Key's
+ * earlier order, so a retry still answers the first order.
+ */
+async function placeFromCache(deps: OrderDeps, customerId: string, body: SubmitOrderBody, options: SubmitOptions, idempotency: Idempotency | null, cart: RememberedCart): Promise<Order | undefined> {
+  const { prisma } = deps;
+  let priced: PricedOrder;
+  try {
+    priced = await priceOrder(prisma, submitInput(deps, customerId, body, options, idempotency, cart.address, null), catalogOf(cart.catalog));
+  } catch (err) {
+    if (err instanceof ProblemError) return undefined;
+    throw err;
+  }
+  if (!isPlainOrder(priced)) return undefined;
+  const batcher = orderBatcherOf(sqlPoolOf(prisma), deps.relay);
+  return retryingKeyCollisions(prisma, customerId, idempotency, async () => {
+    const placement = await placePlainOrder(batcher, priced, cart.pricedFrom);
+    return 'stale' in placement ? undefined : orderOfPlacement(prisma, idempotency, placement);
+  });
+}
+
+/**
+ * POST /checkout/submit: a single-store cart to the caller's own address (404 otherwise).
+ *
+ * A plain submit whose address and products a recent submit read (the pricing cache) is priced
+ * from them and written in one round trip (placeFromCache), the write checking they are unchanged.
+ * Otherwise: one read (readForSubmit: an earlier order with the Idempotency-Key answers at once,
+ * before anything is checked again; what it read is remembered), then priceOrder checks and prices.
+ * A plain order (isPlainOrder, no TIN to save: almost every submit) goes through the order batcher
+ * (place_orders, group commit); the others take one transaction (writeOrder); the buyer TIN is
+ * written on the order and saved to the profile when the profile has none.
  */
 export async function submitOrder(deps: OrderDeps, customerId: string, body: SubmitOrderBody, options: SubmitOptions = {}): Promise<Order> {
-  const { prisma, config, clock = () => new Date() } = deps;
+  const { prisma } = deps;
   const idempotency = idempotencyOf('submit', options.idempotencyKey, body);
-  const read = await readForSubmit(prisma, customerId, body, idempotency);
+  const productIds = [...new Set(body.items.map((item) => item.productId))];
+  const cache = pricingCacheOf(sqlPoolOf(prisma));
+  const cart = mayPriceFromCache(body) ? cache.cart(customerId, body.addressId, productIds) : undefined;
+  if (cart) {
+    const order = await placeFromCache(deps, customerId, body, options, idempotency, cart);
+    if (order) return order;
+    cache.forget(customerId, body.addressId, productIds);
+  }
+  const read = await readForSubmit(prisma, customerId, body, idempotency, productIds);
+  cache.remember(customerId, body.addressId, read.address, read.catalog);
   const earlier = idempotency ? await orderOfEarlier(prisma, read.earlier, idempotency) : null;
   if (earlier) return earlier;
   const buyerTin = buyerTinOf(body.buyerTin);
-  const shippingAddress = read.address;
-  if (!shippingAddress) throw notFound('address');
-  const priced = await priceOrder(
-    prisma,
-    {
-      customerId,
-      lines: body.items,
-      shippingAddress,
-      shippingMethodIds: body.shippingMethodId ? [body.shippingMethodId] : [],
-      singleStore: true,
-      voucher: body.voucherId ? { id: body.voucherId, tier: body.voucherTier ?? null } : null,
-      kolCode: body.kolCode,
-      loyaltyPoints: body.loyaltyPoints,
-      buyerTin,
-      idempotency,
-      now: clock(),
-      paymentTtlMs: config.ORDER_PAYMENT_TTL,
-      requestId: options.requestId,
-    },
-    catalogOf(read.catalog),
-  );
+  if (!read.address) throw notFound('address');
+  const { version: _address, ...shippingAddress } = read.address;
+  const priced = await priceOrder(prisma, submitInput(deps, customerId, body, options, idempotency, shippingAddress, buyerTin), catalogOf(read.catalog));
   const placement: Placement =
     !buyerTin && isPlainOrder(priced)
-      ? { alone: () => placePlainOrder(orderBatcherOf(sqlPoolOf(prisma), deps.relay), priced) }
+      ? {
+          alone: async () => {
+            const placed = await placePlainOrder(orderBatcherOf(sqlPoolOf(prisma), deps.relay), priced);
+            if ('stale' in placed) throw new Error('place_orders answered stale for an order without expectations');
+            return orderOfPlacement(prisma, idempotency, placed);
+          },
+        }
       : async (tx: Tx) => {
           if (buyerTin) await saveTinWhenUnset(tx, customerId, buyerTin);
           return writeOrder(tx, priced);

@@ -1,0 +1,167 @@
+-- Submits priced from what checkout read earlier (its pricing cache, orders/pricing-cache.ts) are
+-- placed in one round trip: the write itself checks that the catalog rows and the address the
+-- order was priced from are still what the database holds, and looks up the earlier order of the
+-- request's Idempotency-Key.
+--
+-- catalog_version: what an order's price and shipping are computed from, of one product (its own
+-- fields, its variants' names and prices, its store's shipping methods), stock left out, as an md5.
+-- address_version: the shipping address an order copies, as an md5. The submit's read answers both
+-- with the rows it reads; a cached row is placed only while its version is unchanged.
+CREATE FUNCTION catalog_version(p product) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT md5(json_build_array(p.id, p.store_id, p.category_id, p.name, p.status::text, p.base_price::text, p.weight_kg::text,
+    p.length_cm::text, p.width_cm::text, p.height_cm::text,
+    (SELECT json_agg(json_build_array(v.id, v.name, v.price_override::text) ORDER BY v.id) FROM product_variant v WHERE v.product_id = p.id),
+    (SELECT json_agg(json_build_array(m.id, m.type, m.rate_config, m.is_active) ORDER BY m.id) FROM shipping_method_replica m WHERE m.store_id = p.store_id)
+  )::text)
+$$;
+
+CREATE FUNCTION address_version(a customer_address) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT md5(json_build_array(a.id, a.customer_id, a.full_name, a.phone, a.address_line_1, a.address_line_2, a.city, a.postcode, a.state)::text)
+$$;
+
+-- place_orders: place_order_batch (20261125160000_place_order_batch_lean says how orders are
+-- placed; the same batch elements) with two checks before an element takes stock:
+--   * an element whose order carries an idempotency_key that an order of its customer already has
+--     is not placed: its outcome names that order ({"outcome": "earlier", "orderId", "requestHash"});
+--   * an element with "expect": {"address": {"id", "version"}, "products": [{"id", "version"}]} is
+--     placed only when the customer's address and every product still have those versions;
+--     otherwise its outcome is {"outcome": "stale"} and nothing of it is written.
+-- The others: {"outcome": "placed"} or {"outcome": "insufficient_stock"}, as before. The answer is a
+-- jsonb array of outcomes in the batch's order. (place_order_batch stays for instances of the
+-- version before this one during a rolling deploy.)
+CREATE FUNCTION place_orders(batch jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  n_entries int := jsonb_array_length(batch);
+  outcomes jsonb[] := array_fill(NULL::jsonb, ARRAY[n_entries]);
+  candidate boolean[] := array_fill(true, ARRAY[n_entries]);
+  placed boolean[] := array_fill(false, ARRAY[n_entries]);
+  versions jsonb := '{}';
+  left_units jsonb;
+  taken jsonb := '{}';
+  any_placed boolean := false;
+  items jsonb;
+  entry jsonb;
+  item jsonb;
+  expected jsonb;
+  row_key text;
+  fits boolean;
+  earlier record;
+  current_version text;
+BEGIN
+  -- the earlier orders of the elements' keys, and the versions they were priced from
+  FOR n IN 1 .. n_entries LOOP
+    entry := batch -> (n - 1);
+    IF entry -> 'order' ->> 'idempotency_key' IS NOT NULL THEN
+      SELECT o.id, o.request_hash INTO earlier FROM "order" o
+      WHERE o.customer_id = (entry -> 'order' ->> 'customer_id')::uuid AND o.idempotency_key = entry -> 'order' ->> 'idempotency_key';
+      IF FOUND THEN
+        outcomes[n] := jsonb_build_object('outcome', 'earlier', 'orderId', earlier.id, 'requestHash', earlier.request_hash);
+        candidate[n] := false;
+        CONTINUE;
+      END IF;
+    END IF;
+    expected := entry -> 'expect';
+    IF expected IS NULL THEN
+      CONTINUE;
+    END IF;
+    SELECT address_version(a) INTO current_version FROM customer_address a
+    WHERE a.id = (expected -> 'address' ->> 'id')::uuid AND a.customer_id = (entry -> 'order' ->> 'customer_id')::uuid;
+    IF current_version IS DISTINCT FROM expected -> 'address' ->> 'version' THEN
+      candidate[n] := false;
+    ELSE
+      FOR i IN 0 .. jsonb_array_length(expected -> 'products') - 1 LOOP
+        item := expected -> 'products' -> i;
+        IF NOT versions ? (item ->> 'id') THEN
+          SELECT catalog_version(p) INTO current_version FROM product p WHERE p.id = (item ->> 'id')::uuid;
+          versions := versions || jsonb_build_object(item ->> 'id', current_version);
+        END IF;
+        IF versions ->> (item ->> 'id') IS DISTINCT FROM item ->> 'version' THEN
+          candidate[n] := false;
+        END IF;
+      END LOOP;
+    END IF;
+    IF NOT candidate[n] THEN
+      outcomes[n] := '{"outcome": "stale"}';
+    END IF;
+  END LOOP;
+
+  -- stock rows of the candidates: products (lines without a variant), then variants, each in id order
+  SELECT coalesce(jsonb_object_agg('p' || locked.id, locked.stock), '{}') INTO left_units FROM (
+    SELECT p.id, p.stock FROM product p
+    WHERE p.id IN (SELECT (i ->> 'product_id')::uuid FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(o, n), jsonb_array_elements(o -> 'items') i
+                   WHERE candidate[n] AND i ->> 'variant_id' IS NULL)
+    ORDER BY p.id FOR NO KEY UPDATE) locked;
+  SELECT left_units || coalesce(jsonb_object_agg('v' || locked.id, locked.stock), '{}') INTO left_units FROM (
+    SELECT v.id, v.stock FROM product_variant v
+    WHERE v.id IN (SELECT (i ->> 'variant_id')::uuid FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(o, n), jsonb_array_elements(o -> 'items') i
+                   WHERE candidate[n] AND i ->> 'variant_id' IS NOT NULL)
+    ORDER BY v.id FOR NO KEY UPDATE) locked;
+
+  -- allocated in arrival order: an order that does not fit takes nothing, a later smaller one may fit
+  FOR n IN 1 .. n_entries LOOP
+    CONTINUE WHEN NOT candidate[n];
+    items := batch -> (n - 1) -> 'items';
+    fits := true;
+    FOR i IN 0 .. jsonb_array_length(items) - 1 LOOP
+      item := items -> i;
+      row_key := CASE WHEN item ->> 'variant_id' IS NULL THEN 'p' || (item ->> 'product_id') ELSE 'v' || (item ->> 'variant_id') END;
+      IF coalesce((left_units ->> row_key)::int, 0) < (item ->> 'quantity')::int THEN
+        fits := false;
+      END IF;
+    END LOOP;
+    IF fits THEN
+      FOR i IN 0 .. jsonb_array_length(items) - 1 LOOP
+        item := items -> i;
+        row_key := CASE WHEN item ->> 'variant_id' IS NULL THEN 'p' || (item ->> 'product_id') ELSE 'v' || (item ->> 'variant_id') END;
+        left_units := jsonb_set(left_units, ARRAY[row_key], to_jsonb((left_units ->> row_key)::int - (item ->> 'quantity')::int));
+        taken := jsonb_set(taken, ARRAY[row_key], to_jsonb(coalesce((taken ->> row_key)::int, 0) + (item ->> 'quantity')::int));
+      END LOOP;
+      any_placed := true;
+      placed[n] := true;
+      outcomes[n] := '{"outcome": "placed"}';
+    ELSE
+      outcomes[n] := '{"outcome": "insufficient_stock"}';
+    END IF;
+  END LOOP;
+
+  IF NOT any_placed THEN
+    RETURN to_jsonb(outcomes);
+  END IF;
+
+  UPDATE product p SET stock = p.stock - t.value::int
+  FROM jsonb_each_text(taken) t WHERE left(t.key, 1) = 'p' AND p.id = substr(t.key, 2)::uuid;
+  UPDATE product_variant v SET stock = v.stock - t.value::int
+  FROM jsonb_each_text(taken) t WHERE left(t.key, 1) = 'v' AND v.id = substr(t.key, 2)::uuid;
+
+  INSERT INTO "order" (id, short_id, customer_id, is_b2b, family_id, buyer_tin, admin_notes, subtotal, discount_total, shipping_total, total,
+    points_redeemed, points_earned, voucher_id, kol_code_id, purchase_request_ids, idempotency_key, request_hash, ship_full_name, ship_phone,
+    ship_address_line_1, ship_address_line_2, ship_city, ship_postcode, ship_state, expires_at, created_at, updated_at)
+  SELECT r.id, r.short_id, r.customer_id, r.is_b2b, r.family_id, r.buyer_tin, r.admin_notes, r.subtotal, r.discount_total, r.shipping_total, r.total,
+    r.points_redeemed, 0, r.voucher_id, r.kol_code_id, r.purchase_request_ids, r.idempotency_key, r.request_hash, r.ship_full_name, r.ship_phone,
+    r.ship_address_line_1, r.ship_address_line_2, r.ship_city, r.ship_postcode, r.ship_state, r.expires_at, r.created_at, r.updated_at
+  FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(e, n), jsonb_populate_record(NULL::"order", e -> 'order') r WHERE placed[n];
+
+  INSERT INTO sub_order (id, order_id, store_id, shipping_method_id, subtotal, discount, shipping_fee, total, created_at, updated_at)
+  SELECT r.id, r.order_id, r.store_id, r.shipping_method_id, r.subtotal, r.discount, r.shipping_fee, r.total, r.created_at, r.updated_at
+  FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(e, n), jsonb_array_elements(e -> 'subOrders') s, jsonb_populate_record(NULL::sub_order, s) r WHERE placed[n];
+
+  INSERT INTO order_item (id, order_id, sub_order_id, store_id, product_id, variant_id, product_name, variant_name, unit_price, quantity,
+    line_total, discount, created_at)
+  SELECT r.id, r.order_id, r.sub_order_id, r.store_id, r.product_id, r.variant_id, r.product_name, r.variant_name, r.unit_price, r.quantity,
+    r.line_total, r.discount, r.created_at
+  FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(e, n), jsonb_array_elements(e -> 'items') i, jsonb_populate_record(NULL::order_item, i) r WHERE placed[n];
+
+  INSERT INTO payment (id, order_id, amount, created_at, updated_at)
+  SELECT r.id, r.order_id, r.amount, r.created_at, r.updated_at
+  FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(e, n), jsonb_populate_record(NULL::payment, e -> 'payment') r WHERE placed[n];
+
+  -- in arrival order: the relay publishes by seq
+  INSERT INTO outbox (id, type, payload, headers)
+  SELECT (e -> 'outbox' ->> 'id')::uuid, e -> 'outbox' ->> 'type', e -> 'outbox' -> 'payload', e -> 'outbox' -> 'headers'
+  FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(e, n) WHERE placed[n] ORDER BY n;
+
+  RETURN to_jsonb(outcomes);
+END $$;

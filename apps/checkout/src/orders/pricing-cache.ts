@@ -1,0 +1,117 @@
+import type { PostalAddress } from '@pasar/contracts';
+import type { PricedFrom } from './order-batch';
+import type { CatalogRow } from './place-order';
+
+/** A catalog row as the submit's read answers it, with its catalog_version. */
+export type VersionedCatalogRow = CatalogRow & { version: string };
+/** A customer's address as the submit's read answers it, with its address_version. */
+export type VersionedAddress = PostalAddress & { version: string };
+
+/** How long a remembered row may be priced from (a row that changed meanwhile is caught by its version anyway). */
+export const PRICING_CACHE_TTL_MS = 60_000;
+/** Rows of each kind remembered at most (the oldest go first). */
+export const PRICING_CACHE_MAX_ROWS = 20_000;
+
+interface Remembered<T> {
+  value: T;
+  until: number;
+}
+
+/** A Map that forgets its entries after `ttlMs` and its oldest entries beyond `max`. */
+class Expiring<T> {
+  private readonly entries = new Map<string, Remembered<T>>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max: number,
+  ) {}
+
+  get(key: string, now: number): T | undefined {
+    const found = this.entries.get(key);
+    if (!found) return undefined;
+    if (found.until > now) return found.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: T, now: number): void {
+    this.entries.delete(key); // re-inserted: the newest again
+    this.entries.set(key, { value, until: now + this.ttlMs });
+    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/** What a submit may be priced from without reading: the cart's catalog rows and the address, with what to expect of them. */
+export interface RememberedCart {
+  address: PostalAddress;
+  catalog: CatalogRow[];
+  pricedFrom: PricedFrom;
+}
+
+/**
+ * The catalog rows and customers' addresses recent submits read, so that the next submit of the
+ * same cart is priced without a read: its write (place_orders) checks that each row still has the
+ * version it was priced from, and a row that changed answers `stale` (the submit then reads afresh).
+ * So nothing here needs to be told of changes, and a process's copy may be stale without harm;
+ * stock in a remembered row is never relied on (the write takes the stock). One per process.
+ */
+export class PricingCache {
+  private readonly products: Expiring<VersionedCatalogRow>;
+  private readonly addresses: Expiring<VersionedAddress>;
+
+  constructor(
+    ttlMs = PRICING_CACHE_TTL_MS,
+    maxRows = PRICING_CACHE_MAX_ROWS,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.products = new Expiring(ttlMs, maxRows);
+    this.addresses = new Expiring(ttlMs, maxRows);
+  }
+
+  /** What a fresh read answered. */
+  remember(customerId: string, addressId: string, address: VersionedAddress | null, catalog: readonly VersionedCatalogRow[]): void {
+    const now = this.clock();
+    if (address) this.addresses.set(addressKey(customerId, addressId), address, now);
+    for (const row of catalog) this.products.set(row.id, row, now);
+  }
+
+  /** The cart's rows when every one of them is remembered; undefined otherwise. */
+  cart(customerId: string, addressId: string, productIds: readonly string[]): RememberedCart | undefined {
+    const now = this.clock();
+    const address = this.addresses.get(addressKey(customerId, addressId), now);
+    if (!address) return undefined;
+    const catalog: VersionedCatalogRow[] = [];
+    for (const id of productIds) {
+      const row = this.products.get(id, now);
+      if (!row) return undefined;
+      catalog.push(row);
+    }
+    const { version, ...postal } = address;
+    return {
+      address: postal,
+      catalog,
+      pricedFrom: { address: { id: addressId, version }, products: catalog.map((row) => ({ id: row.id, version: row.version })) },
+    };
+  }
+
+  /** Forgets a cart's rows (its write found one of them changed). */
+  forget(customerId: string, addressId: string, productIds: readonly string[]): void {
+    this.addresses.delete(addressKey(customerId, addressId));
+    for (const id of productIds) this.products.delete(id);
+  }
+
+  /** Rows remembered now, by kind. */
+  get sizes(): { products: number; addresses: number } {
+    return { products: this.products.size, addresses: this.addresses.size };
+  }
+}
+
+const addressKey = (customerId: string, addressId: string) => `${customerId}/${addressId}`;
