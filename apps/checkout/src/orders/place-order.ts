@@ -38,10 +38,10 @@ export interface PlaceOrderInput {
 }
 
 type CatalogVariant = Pick<ProductVariant, 'id' | 'name' | 'priceOverride' | 'stock'>;
-type CatalogProduct = Pick<Product, 'id' | 'storeId' | 'categoryId' | 'name' | 'status' | 'basePrice' | 'weightKg' | 'lengthCm' | 'widthCm' | 'heightCm' | 'stock'> & {
+export type CatalogProduct = Pick<Product, 'id' | 'storeId' | 'categoryId' | 'name' | 'status' | 'basePrice' | 'weightKg' | 'lengthCm' | 'widthCm' | 'heightCm' | 'stock'> & {
   variants: CatalogVariant[];
 };
-type CatalogMethod = Pick<ShippingMethodReplica, 'id' | 'storeId' | 'type' | 'rateConfig' | 'isActive'>;
+export type CatalogMethod = Pick<ShippingMethodReplica, 'id' | 'storeId' | 'type' | 'rateConfig' | 'isActive'>;
 
 /** What an order reads of the catalog: the products of the cart and the shipping methods of their stores. */
 export interface Catalog {
@@ -87,11 +87,9 @@ async function readCatalog(db: Db, productIds: readonly string[]): Promise<Catal
   return catalogOf(rows.map((r) => r.row));
 }
 
-/** A catalog from its rows (CATALOG_ROW_JSON). */
-export function catalogOf(rows: readonly CatalogRow[]): Catalog {
-  const methods = new Map<string, CatalogMethod>();
-  for (const row of rows) for (const method of row.methods) methods.set(method.id, method);
-  const products = rows.map((row): CatalogProduct => ({
+/** A catalog product from its row (CATALOG_ROW_JSON), money and measures as decimals; its store's methods stay on the row. */
+export function catalogProductOf(row: CatalogRow): CatalogProduct {
+  return {
     ...row,
     basePrice: new Prisma.Decimal(row.basePrice),
     weightKg: decimalOrNull(row.weightKg),
@@ -99,8 +97,19 @@ export function catalogOf(rows: readonly CatalogRow[]): Catalog {
     widthCm: decimalOrNull(row.widthCm),
     heightCm: decimalOrNull(row.heightCm),
     variants: row.variants.map((v) => ({ ...v, priceOverride: decimalOrNull(v.priceOverride) })),
-  }));
-  return { products: new Map(products.map((p) => [p.id, p])), methods: [...methods.values()] };
+  };
+}
+
+/** A catalog of products (catalogProductOf) and the shipping methods of their stores (each once). */
+export function catalogFrom(entries: readonly { product: CatalogProduct; methods: readonly CatalogMethod[] }[]): Catalog {
+  const methods = new Map<string, CatalogMethod>();
+  for (const entry of entries) for (const method of entry.methods) methods.set(method.id, method);
+  return { products: new Map(entries.map((entry) => [entry.product.id, entry.product])), methods: [...methods.values()] };
+}
+
+/** A catalog from its rows (CATALOG_ROW_JSON). */
+export function catalogOf(rows: readonly CatalogRow[]): Catalog {
+  return catalogFrom(rows.map((row) => ({ product: catalogProductOf(row), methods: row.methods })));
 }
 
 interface PricedLine extends LineRequest {

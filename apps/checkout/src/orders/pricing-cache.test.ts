@@ -1,3 +1,4 @@
+import { catalogOf } from './place-order';
 import { PricingCache, type VersionedAddress, type VersionedCatalogRow } from './pricing-cache';
 
 const address: VersionedAddress = { fullName: 'Siti', phone: '+60123456789', addressLine1: '1 Jalan', addressLine2: null, city: 'KL', postcode: '50450', state: 'WP', version: 'a1' };
@@ -14,7 +15,7 @@ const row = (id: string, version = `v-${id}`): VersionedCatalogRow => ({
   heightCm: null,
   stock: 5,
   variants: [],
-  methods: [],
+  methods: [{ id: 'm1', storeId: 'store', type: 'flat', rateConfig: { rate: '5.00' }, isActive: true }],
   version,
 });
 
@@ -22,11 +23,15 @@ describe('PricingCache', () => {
   test("a cart is remembered when its address and every product are: the rows to price from and the versions the write checks", () => {
     const cache = new PricingCache(60_000, 100, () => 0);
     cache.remember('c1', 'addr1', address, [row('p1'), row('p2')]);
-    expect(cache.cart('c1', 'addr1', ['p2', 'p1'])).toEqual({
+    const cart = cache.cart('c1', 'addr1', ['p2', 'p1']);
+    expect(cart).toMatchObject({
       address: { fullName: 'Siti', phone: '+60123456789', addressLine1: '1 Jalan', addressLine2: null, city: 'KL', postcode: '50450', state: 'WP' },
-      catalog: [row('p2'), row('p1')],
       pricedFrom: { address: { id: 'addr1', version: 'a1' }, products: [{ id: 'p2', version: 'v-p2' }, { id: 'p1', version: 'v-p1' }] },
     });
+    expect(cart?.address).not.toHaveProperty('version');
+    // the catalog as catalogOf makes it of the rows: decimals parsed, the stores' methods once each
+    expect(cart?.catalog).toEqual(catalogOf([row('p2'), row('p1')]));
+    expect(cart?.catalog.methods).toEqual([{ id: 'm1', storeId: 'store', type: 'flat', rateConfig: { rate: '5.00' }, isActive: true }]);
     // another product, another customer's key for the same address id, an address not found: no cart
     expect(cache.cart('c1', 'addr1', ['p1', 'p3'])).toBeUndefined();
     expect(cache.cart('c2', 'addr1', ['p1'])).toBeUndefined();

@@ -1,6 +1,6 @@
 import type { PostalAddress } from '@pasar/contracts';
 import type { PricedFrom } from './order-batch';
-import type { CatalogRow } from './place-order';
+import { catalogFrom, catalogProductOf, type Catalog, type CatalogMethod, type CatalogProduct, type CatalogRow } from './place-order';
 
 /** A catalog row as the submit's read answers it, with its catalog_version. */
 export type VersionedCatalogRow = CatalogRow & { version: string };
@@ -49,11 +49,18 @@ class Expiring<T> {
   }
 }
 
-/** What a submit may be priced from without reading: the cart's catalog rows and the address, with what to expect of them. */
+/** What a submit may be priced from without reading: the cart's catalog and the address, with what to expect of them. */
 export interface RememberedCart {
   address: PostalAddress;
-  catalog: CatalogRow[];
+  catalog: Catalog;
   pricedFrom: PricedFrom;
+}
+
+/** A remembered catalog row, parsed once (catalogProductOf) for every submit priced from it. */
+interface RememberedProduct {
+  product: CatalogProduct;
+  methods: readonly CatalogMethod[];
+  version: string;
 }
 
 /**
@@ -64,7 +71,7 @@ export interface RememberedCart {
  * stock in a remembered row is never relied on (the write takes the stock). One per process.
  */
 export class PricingCache {
-  private readonly products: Expiring<VersionedCatalogRow>;
+  private readonly products: Expiring<RememberedProduct>;
   private readonly addresses: Expiring<VersionedAddress>;
 
   constructor(
@@ -80,7 +87,7 @@ export class PricingCache {
   remember(customerId: string, addressId: string, address: VersionedAddress | null, catalog: readonly VersionedCatalogRow[]): void {
     const now = this.clock();
     if (address) this.addresses.set(addressKey(customerId, addressId), address, now);
-    for (const row of catalog) this.products.set(row.id, row, now);
+    for (const row of catalog) this.products.set(row.id, { product: catalogProductOf(row), methods: row.methods, version: row.version }, now);
   }
 
   /** The cart's rows when every one of them is remembered; undefined otherwise. */
@@ -88,17 +95,17 @@ export class PricingCache {
     const now = this.clock();
     const address = this.addresses.get(addressKey(customerId, addressId), now);
     if (!address) return undefined;
-    const catalog: VersionedCatalogRow[] = [];
+    const products: RememberedProduct[] = [];
     for (const id of productIds) {
-      const row = this.products.get(id, now);
-      if (!row) return undefined;
-      catalog.push(row);
+      const remembered = this.products.get(id, now);
+      if (!remembered) return undefined;
+      products.push(remembered);
     }
     const { version, ...postal } = address;
     return {
       address: postal,
-      catalog,
-      pricedFrom: { address: { id: addressId, version }, products: catalog.map((row) => ({ id: row.id, version: row.version })) },
+      catalog: catalogFrom(products),
+      pricedFrom: { address: { id: addressId, version }, products: products.map((p) => ({ id: p.product.id, version: p.version })) },
     };
   }
 

@@ -260,7 +260,7 @@ async function placeFromCache(deps: OrderDeps, customerId: string, body: SubmitO
   const { prisma } = deps;
   let priced: PricedOrder;
   try {
-    priced = await priceOrder(prisma, submitInput(deps, customerId, body, options, idempotency, cart.address, null), catalogOf(cart.catalog));
+    priced = await priceOrder(prisma, submitInput(deps, customerId, body, options, idempotency, cart.address, null), cart.catalog);
   } catch (err) {
     if (err instanceof ProblemError) return undefined;
     throw err;
