@@ -186,3 +186,22 @@ test("the checkout's stop drains its order batcher: an order placed after it ans
   await other.stop();
   await expect(batcher.place(await entry(product.id, 1))).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
 });
+
+test('place_order_batch, kept for the instances of the version before during a rolling deploy, places through place_orders and answers as before', async () => {
+  const product = await hotProduct(2);
+  const [fits, tooMany] = [await entry(product.id, 2), await entry(product.id, 1)];
+  const call = (entries: BatchEntry[]) => sqlPoolOf(prisma).query<{ placed: boolean[] }>('SELECT place_order_batch($1::jsonb) AS placed', [JSON.stringify(entries)]);
+  expect((await call([fits, tooMany])).rows[0].placed).toEqual([true, false]);
+  expect(await stockOf(prisma, product.id)).toBe(0);
+  expect((await written(fits)).orders).toBe(1);
+  // another order under a key an order of the customer already has: unique_violation, as its INSERT
+  // raised (the caller then answers that order), and nothing of it written
+  await prisma.product.update({ where: { id: product.id }, data: { stock: 5 } });
+  const [first, second] = [await entry(product.id, 1), await entry(product.id, 1)];
+  first.order.idempotency_key = 'kept-batch';
+  Object.assign(second.order, { customer_id: first.order.customer_id, idempotency_key: 'kept-batch' });
+  expect((await call([first])).rows[0].placed).toEqual([true]);
+  await expect(call([second])).rejects.toMatchObject({ code: '23505' });
+  expect((await written(second)).orders).toBe(0);
+  expect(await stockOf(prisma, product.id)).toBe(4);
+});

@@ -29,8 +29,8 @@ $$;
 --     placed only when the customer's address and every product still have those versions;
 --     otherwise its outcome is {"outcome": "stale"} and nothing of it is written.
 -- The others: {"outcome": "placed"} or {"outcome": "insufficient_stock"}, as before. The answer is a
--- jsonb array of outcomes in the batch's order. (place_order_batch stays for instances of the
--- version before this one during a rolling deploy.)
+-- jsonb array of outcomes in the batch's order. (place_order_batch stays for the instances of the
+-- version before this one during a rolling deploy, now through this function: see the end.)
 CREATE FUNCTION place_orders(batch jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -164,4 +164,18 @@ BEGIN
   FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(e, n) WHERE placed[n] ORDER BY n;
 
   RETURN to_jsonb(outcomes);
+END $$;
+
+-- place_order_batch as its callers (the version before this one) know it, one placement for both:
+-- through place_orders, answering true per placed element. An element whose key an order already
+-- has raises unique_violation, as its INSERT did, and the caller answers that order.
+CREATE OR REPLACE FUNCTION place_order_batch(batch jsonb) RETURNS boolean[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  outcomes jsonb := place_orders(batch);
+BEGIN
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(outcomes) AS o(outcome) WHERE o.outcome ->> 'outcome' = 'earlier') THEN
+    RAISE unique_violation USING MESSAGE = 'an order of this customer already has this idempotency key';
+  END IF;
+  RETURN ARRAY(SELECT o.outcome ->> 'outcome' = 'placed' FROM jsonb_array_elements(outcomes) WITH ORDINALITY AS o(outcome, n) ORDER BY o.n);
 END $$;
