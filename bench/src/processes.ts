@@ -66,7 +66,8 @@ export function rssOf(figures: StackProcesses): Record<string, number | null> {
 
 /**
  * CPU milliseconds so far of what the stack runs on besides its services: every PostgreSQL
- * process (backends and background), every nats-server, and this bench process itself (the load
+ * process (backends and background, and the backends that ended: the postmaster's children
+ * times), every nats-server, and this bench process itself (the load
  * generator shares the cores). Other users' processes of the same servers count too: read it
  * on a machine that runs nothing else.
  */
@@ -85,7 +86,10 @@ export function readInfrastructure(): Record<'postgres' | 'nats' | 'bench', numb
       const key = Number(pid) === process.pid ? 'bench' : command === 'postgres' ? 'postgres' : command === 'nats-server' ? 'nats' : undefined;
       if (!key) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      figures[key] += ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+      // utime, stime; for PostgreSQL also cutime, cstime (fields 16, 17): the postmaster reaps its
+      // backends, so a backend that ended since the last read still counts (it was lost before)
+      const children = key === 'postgres' ? Number(fields[13]) + Number(fields[14]) : 0;
+      figures[key] += ((Number(fields[11]) + Number(fields[12]) + children) * 1000) / TICKS_PER_SECOND;
     } catch {
       // the process ended between the listing and the read
     }
