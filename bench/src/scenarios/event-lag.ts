@@ -3,7 +3,7 @@ import { Client, Pool } from 'pg';
 import { cpuBetween, profiledRound, readInfrastructure, readStack } from '../processes';
 import { round } from '../stats';
 import type { BenchContext, Scenario, ScenarioResult } from '../types';
-import { benchStore, firstOrder, gatewayClient, inParallel, latencySummary, signUpBuyers, timedSubmit, type Buyer } from './checkout-submit';
+import { analyzeStack, benchStore, firstOrder, gatewayClient, inParallel, latencySummary, signUpBuyers, timedSubmit, type Buyer } from './checkout-submit';
 
 const ORDERS = 500;
 const CUSTOMERS = 25;
@@ -170,6 +170,7 @@ export const eventLag: Scenario = {
     // once one shipment is readable, vendor has worked through what was queued before it
     const catchUp = await measure(buyers[0], CATCH_UP_MS);
     log(`vendor caught up (${Math.round(catchUp.lagMs)} ms for the first shipment)`);
+    await analyzeStack(stack);
 
     const run = async (orders: number, inFlight: number) => {
       log(`${orders} orders from ${CUSTOMERS} customers, ${inFlight} in flight, watching the vendor's table every 1-10 ms, then GET through the gateway`);

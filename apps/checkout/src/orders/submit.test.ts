@@ -6,7 +6,7 @@ import { signedHeaders, waitFor } from '@pasar/testkit';
 import { startTestCheckout, type TestCheckout } from '../../test/checkout';
 import { sqlPoolOf } from '@pasar/db';
 import { OrderBatcher, orderBatcherOf } from './order-batch';
-import { isPlainOrder, placePlainOrder, priceOrder, type PlaceOrderInput } from './place-order';
+import { batchEntryOf, isPlainOrder, placePlainOrder, priceOrder, type PlaceOrderInput } from './place-order';
 import { submitOrder, toPlacedOrder, type OrderDeps } from './submit';
 import type { PrismaClient } from '../generated/prisma/client';
 import {
@@ -677,6 +677,52 @@ describe('POST /checkout/submit: priced from the pricing cache (no read), the wr
     expect(placements.map((p) => Object.keys(p)[0])).toEqual(['placed', 'stale', 'placed']);
     expect(await ordersOf(customerId)).toBe(2);
     expect(await stockOf(prisma, product.id)).toBe(8);
+  });
+  test("one place_orders call checks each element against its own rows: another customer's address, one outdated product among current ones, a key an order has", async () => {
+    const one = await shop({ stock: 10, basePrice: '10.00' });
+    const second = await seedProduct(prisma, { storeId: one.storeId, stock: 10 });
+    const two = await shop({ stock: 10, basePrice: '10.00' });
+    const earlier = await client.submit(one.customerId, body(one.addressId, one.product.id), 'checked-key');
+    expect(earlier.status).toBe(201);
+    const sql = sqlPoolOf(prisma);
+    const addressVersion = async (addressId: string) =>
+      (await sql.query<{ v: string }>('SELECT address_version(a) AS v FROM customer_address a WHERE a.id = $1', [addressId])).rows[0].v;
+    const productVersion = async (productId: string) => (await sql.query<{ v: string }>('SELECT catalog_version(p) AS v FROM product p WHERE p.id = $1', [productId])).rows[0].v;
+    const entryOf = async (customerId: string, productIds: string[], expect?: unknown, key?: string) => {
+      const priced = await priceOrder(prisma, {
+        customerId,
+        lines: productIds.map((productId) => ({ productId, quantity: 1 })),
+        shippingAddress: SEEDED_ADDRESS,
+        now: new Date(),
+        paymentTtlMs: 60_000,
+      });
+      const { entry } = await batchEntryOf(priced);
+      if (key) entry.order.idempotency_key = key;
+      return expect ? { ...entry, expect } : entry;
+    };
+    const [oneAddress, twoAddress] = [await addressVersion(one.addressId), await addressVersion(two.addressId)];
+    const [oneProduct, secondProduct, twoProduct] = [await productVersion(one.product.id), await productVersion(second.id), await productVersion(two.product.id)];
+    const batch = [
+      await entryOf(one.customerId, [one.product.id], { address: { id: one.addressId, version: oneAddress }, products: [{ id: one.product.id, version: oneProduct }] }),
+      // the other customer's address, with its right version, for an order of this customer
+      await entryOf(one.customerId, [one.product.id], { address: { id: two.addressId, version: twoAddress }, products: [{ id: one.product.id, version: oneProduct }] }),
+      await entryOf(one.customerId, [one.product.id], undefined, 'checked-key'),
+      await entryOf(one.customerId, [one.product.id, second.id], {
+        address: { id: one.addressId, version: oneAddress },
+        products: [
+          { id: one.product.id, version: oneProduct },
+          { id: second.id, version: `${secondProduct}-older` },
+        ],
+      }),
+      // ids as the customer may have typed them (upper case) name the same rows
+      await entryOf(two.customerId, [two.product.id], { address: { id: two.addressId.toUpperCase(), version: twoAddress }, products: [{ id: two.product.id.toUpperCase(), version: twoProduct }] }),
+    ];
+    const { rows } = await sql.query<{ outcomes: { outcome: string; orderId?: string }[] }>('SELECT place_orders($1::jsonb) AS outcomes', [JSON.stringify(batch)]);
+    expect(rows[0].outcomes.map((o) => o.outcome)).toEqual(['placed', 'stale', 'earlier', 'stale', 'placed']);
+    expect(rows[0].outcomes[2].orderId).toBe(earlier.body.orderId);
+    expect(await ordersOf(one.customerId)).toBe(2);
+    expect(await ordersOf(two.customerId)).toBe(1);
+    expect([await stockOf(prisma, one.product.id), await stockOf(prisma, second.id), await stockOf(prisma, two.product.id)]).toEqual([8, 10, 9]);
   });
 });
 

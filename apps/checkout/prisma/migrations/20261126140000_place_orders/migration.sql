@@ -7,19 +7,23 @@
 -- fields, its variants' names and prices, its store's shipping methods), stock left out, as an md5.
 -- address_version: the shipping address an order copies, as an md5. The submit's read answers both
 -- with the rows it reads; a cached row is placed only while its version is unchanged.
+-- Both in plpgsql, whose plans are kept for the session: a SQL function called from a statement is
+-- planned again at every execution of that statement (each look-up in place_orders was mostly that).
 CREATE FUNCTION catalog_version(p product) RETURNS text
-LANGUAGE sql STABLE AS $$
-  SELECT md5(json_build_array(p.id, p.store_id, p.category_id, p.name, p.status::text, p.base_price::text, p.weight_kg::text,
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN md5(json_build_array(p.id, p.store_id, p.category_id, p.name, p.status::text, p.base_price::text, p.weight_kg::text,
     p.length_cm::text, p.width_cm::text, p.height_cm::text,
     (SELECT json_agg(json_build_array(v.id, v.name, v.price_override::text) ORDER BY v.id) FROM product_variant v WHERE v.product_id = p.id),
     (SELECT json_agg(json_build_array(m.id, m.type, m.rate_config, m.is_active) ORDER BY m.id) FROM shipping_method_replica m WHERE m.store_id = p.store_id)
-  )::text)
-$$;
+  )::text);
+END $$;
 
 CREATE FUNCTION address_version(a customer_address) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT md5(json_build_array(a.id, a.customer_id, a.full_name, a.phone, a.address_line_1, a.address_line_2, a.city, a.postcode, a.state)::text)
-$$;
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  RETURN md5(json_build_array(a.id, a.customer_id, a.full_name, a.phone, a.address_line_1, a.address_line_2, a.city, a.postcode, a.state)::text);
+END $$;
 
 -- place_orders: place_order_batch (20261125160000_place_order_batch_lean says how orders are
 -- placed; the same batch elements) with two checks before an element takes stock:
@@ -38,7 +42,6 @@ DECLARE
   outcomes jsonb[] := array_fill(NULL::jsonb, ARRAY[n_entries]);
   candidate boolean[] := array_fill(true, ARRAY[n_entries]);
   placed boolean[] := array_fill(false, ARRAY[n_entries]);
-  versions jsonb := '{}';
   left_units jsonb;
   taken jsonb := '{}';
   any_placed boolean := false;
@@ -48,37 +51,43 @@ DECLARE
   expected jsonb;
   row_key text;
   fits boolean;
-  earlier record;
-  current_version text;
+  earlier_orders jsonb;
+  address_versions jsonb;
+  product_versions jsonb;
 BEGIN
-  -- the earlier orders of the elements' keys, and the versions they were priced from
+  -- what the checks compare with, one look-up each for the whole batch: the earlier orders of the
+  -- elements' keys (by element), the versions of the addresses (by id and customer) and of the
+  -- products (by id) the elements were priced from
+  SELECT coalesce(jsonb_object_agg(b.n, jsonb_build_object('outcome', 'earlier', 'orderId', o.id, 'requestHash', o.request_hash)), '{}')
+  INTO earlier_orders
+  FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(e, n),
+    LATERAL (SELECT o.id, o.request_hash FROM "order" o
+             WHERE o.customer_id = (b.e -> 'order' ->> 'customer_id')::uuid AND o.idempotency_key = b.e -> 'order' ->> 'idempotency_key' LIMIT 1) o
+  WHERE b.e -> 'order' ->> 'idempotency_key' IS NOT NULL;
+  SELECT coalesce(jsonb_object_agg(a.id::text || '/' || a.customer_id::text, address_version(a)), '{}') INTO address_versions
+  FROM customer_address a
+  WHERE a.id = ANY (ARRAY(SELECT (b.e -> 'expect' -> 'address' ->> 'id')::uuid FROM jsonb_array_elements(batch) AS b(e) WHERE b.e ? 'expect'));
+  SELECT coalesce(jsonb_object_agg(p.id::text, catalog_version(p)), '{}') INTO product_versions
+  FROM product p
+  WHERE p.id = ANY (ARRAY(SELECT DISTINCT (i ->> 'id')::uuid FROM jsonb_array_elements(batch) AS b(e), jsonb_array_elements(b.e -> 'expect' -> 'products') i
+                          WHERE b.e ? 'expect'));
+
   FOR n IN 1 .. n_entries LOOP
-    entry := batch -> (n - 1);
-    IF entry -> 'order' ->> 'idempotency_key' IS NOT NULL THEN
-      SELECT o.id, o.request_hash INTO earlier FROM "order" o
-      WHERE o.customer_id = (entry -> 'order' ->> 'customer_id')::uuid AND o.idempotency_key = entry -> 'order' ->> 'idempotency_key';
-      IF FOUND THEN
-        outcomes[n] := jsonb_build_object('outcome', 'earlier', 'orderId', earlier.id, 'requestHash', earlier.request_hash);
-        candidate[n] := false;
-        CONTINUE;
-      END IF;
-    END IF;
-    expected := entry -> 'expect';
-    IF expected IS NULL THEN
+    IF earlier_orders ? n::text THEN
+      outcomes[n] := earlier_orders -> n::text;
+      candidate[n] := false;
       CONTINUE;
     END IF;
-    SELECT address_version(a) INTO current_version FROM customer_address a
-    WHERE a.id = (expected -> 'address' ->> 'id')::uuid AND a.customer_id = (entry -> 'order' ->> 'customer_id')::uuid;
-    IF current_version IS DISTINCT FROM expected -> 'address' ->> 'version' THEN
+    entry := batch -> (n - 1);
+    expected := entry -> 'expect';
+    CONTINUE WHEN expected IS NULL;
+    IF address_versions ->> ((expected -> 'address' ->> 'id')::uuid::text || '/' || (entry -> 'order' ->> 'customer_id')::uuid::text)
+       IS DISTINCT FROM expected -> 'address' ->> 'version' THEN
       candidate[n] := false;
     ELSE
       FOR i IN 0 .. jsonb_array_length(expected -> 'products') - 1 LOOP
         item := expected -> 'products' -> i;
-        IF NOT versions ? (item ->> 'id') THEN
-          SELECT catalog_version(p) INTO current_version FROM product p WHERE p.id = (item ->> 'id')::uuid;
-          versions := versions || jsonb_build_object(item ->> 'id', current_version);
-        END IF;
-        IF versions ->> (item ->> 'id') IS DISTINCT FROM item ->> 'version' THEN
+        IF product_versions ->> (item ->> 'id')::uuid::text IS DISTINCT FROM item ->> 'version' THEN
           candidate[n] := false;
         END IF;
       END LOOP;
