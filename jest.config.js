@@ -1,4 +1,4 @@
-/** One jest run covers every workspace: `integration` (apps, packages, tools) and `e2e`. */
+/** One jest run covers every workspace: `integration` (apps, packages, tools, bench) and `e2e`. */
 const swc = [
   '@swc/jest',
   {
@@ -21,7 +21,7 @@ module.exports = {
     {
       ...common,
       displayName: 'services',
-      testMatch: ['<rootDir>/{apps,packages,tools}/**/*.test.ts'],
+      testMatch: ['<rootDir>/{apps,packages,tools,bench}/**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '/generated/'],
     },
     {

@@ -1,0 +1,47 @@
+import { DEFAULT_TEST_DATABASE_URL } from '@pasar/db';
+import { waitFor } from '@pasar/testkit';
+import { Client } from 'pg';
+import { parseBenchArgs } from './main';
+import { readInfrastructure } from './processes';
+import { latencySummary } from './scenarios/checkout-submit';
+
+describe('the bench figures', () => {
+  test('latencySummary over more samples than the call stack holds: percentiles, max and mean', () => {
+    // 0, 0.001, ..., 299.999 ms in a scrambled order (7919 is prime to 300,000)
+    const samples = Array.from({ length: 300_000 }, (_, i) => ((i * 7919) % 300_000) / 1000);
+    expect(latencySummary(samples)).toEqual({ p50Ms: 150, p99Ms: 297, maxMs: 300, meanMs: 150 });
+    expect(latencySummary([4, 1, 3])).toEqual({ p50Ms: 3, p99Ms: 4, maxMs: 4, meanMs: 2.67 });
+  });
+
+  test("PostgreSQL's CPU counts a backend that ended between two reads (the postmaster's children times)", async () => {
+    const before = readInfrastructure().postgres;
+    const client = new Client({ connectionString: process.env.TEST_DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL });
+    await client.connect();
+    const started = performance.now();
+    await client.query('SELECT count(*) FROM generate_series(1, 3000000)'); // CPU-bound in the backend
+    const busyMs = performance.now() - started;
+    await client.end();
+    // the backend is gone once the postmaster has reaped it; its CPU must still count
+    await waitFor(() => readInfrastructure().postgres - before >= busyMs / 2, 10_000, 50);
+  });
+});
+
+describe('npm run bench: its options', () => {
+  test('defaults, then the environment, then the flags', () => {
+    expect(parseBenchArgs([], {})).toEqual({ help: false, durationS: 10, connections: 50, samples: 200, replicas: 1, only: [] });
+    expect(parseBenchArgs(['--duration=5', '--only', 'event-lag, machine'], { BENCH_CONNECTIONS: '8', BENCH_DURATION: '20' })).toMatchObject({
+      durationS: 5,
+      connections: 8,
+      only: ['event-lag', 'machine'],
+    });
+    expect(parseBenchArgs(['-h'], {}).help).toBe(true);
+  });
+
+  test('an unknown flag or scenario, a flag without its value, or a value that is not a positive number is refused', () => {
+    expect(() => parseBenchArgs(['--fast'], {})).toThrow('unknown argument "--fast"');
+    expect(() => parseBenchArgs(['--only', 'nothing'], {})).toThrow('unknown scenario "nothing"');
+    expect(() => parseBenchArgs(['--duration'], {})).toThrow('--duration needs a value');
+    expect(() => parseBenchArgs(['--connections', '0'], {})).toThrow('connections must be a positive number');
+    expect(() => parseBenchArgs([], { BENCH_SAMPLES: 'many' })).toThrow('samples must be a positive number');
+  });
+});
