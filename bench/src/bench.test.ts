@@ -2,7 +2,7 @@ import { DEFAULT_TEST_DATABASE_URL } from '@pasar/db';
 import { waitFor } from '@pasar/testkit';
 import { Client } from 'pg';
 import { parseBenchArgs } from './main';
-import { readInfrastructure } from './processes';
+import { TICKS_PER_SECOND, readInfrastructure, readProcess, statFigures } from './processes';
 import { latencySummary } from './scenarios/checkout-submit';
 
 describe('the bench figures', () => {
@@ -13,16 +13,26 @@ describe('the bench figures', () => {
     expect(latencySummary([4, 1, 3])).toEqual({ p50Ms: 3, p99Ms: 4, maxMs: 4, meanMs: 2.67 });
   });
 
+  test("a /proc stat line: the command (spaces and parentheses too) and its CPU, with its reaped children's on demand", () => {
+    // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime ...
+    const stat = '4242 (postgres: a (b) c) S 1 4242 4242 0 -1 4194560 10 0 0 0 150 50 700 100 20 0 1 0 5 0 0';
+    const ticks = TICKS_PER_SECOND / 1000; // ticks in a millisecond
+    expect(statFigures(stat)).toEqual({ command: 'postgres: a (b) c', cpuMs: (150 + 50) / ticks });
+    expect(statFigures(stat, true)).toEqual({ command: 'postgres: a (b) c', cpuMs: (150 + 50 + 700 + 100) / ticks });
+  });
+
   test("PostgreSQL's CPU counts a backend that ended between two reads (the postmaster's children times)", async () => {
-    const before = readInfrastructure().postgres;
     const client = new Client({ connectionString: process.env.TEST_DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL });
     await client.connect();
-    const started = performance.now();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     await client.query('SELECT count(*) FROM generate_series(1, 3000000)'); // CPU-bound in the backend
-    const busyMs = performance.now() - started;
+    const backend = readProcess(rows[0].pid);
+    const before = readInfrastructure().postgres;
+    expect(backend?.cpuMs).toBeGreaterThan(0);
     await client.end();
-    // the backend is gone once the postmaster has reaped it; its CPU must still count
-    await waitFor(() => readInfrastructure().postgres - before >= busyMs / 2, 10_000, 50);
+    // the backend's CPU was in the sum while it ran, and stays once the postmaster has reaped it
+    await waitFor(() => !readProcess(rows[0].pid), 10_000, 20);
+    expect(readInfrastructure().postgres).toBeGreaterThanOrEqual(before);
   });
 });
 

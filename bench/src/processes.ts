@@ -4,7 +4,7 @@ import type { Stack } from '@pasar/stack';
 import { round } from './stats';
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 almost everywhere). */
-const TICKS_PER_SECOND = (() => {
+export const TICKS_PER_SECOND = (() => {
   try {
     const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
     return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
@@ -22,16 +22,24 @@ export interface ProcessFigures {
   rssMiB: number;
 }
 
+/**
+ * The command name and CPU milliseconds of one /proc/<pid>/stat line: utime + stime (fields 14, 15)
+ * and, with `withReaped`, cutime + cstime (16, 17): what the children it has reaped used.
+ */
+export function statFigures(stat: string, withReaped = false): { command: string; cpuMs: number } {
+  // the command name (field 2) may hold spaces and parentheses: the fields after it start after its last ')'
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]) + (withReaped ? Number(fields[13]) + Number(fields[14]) : 0);
+  return { command: stat.slice(stat.indexOf('(') + 1, close), cpuMs: (ticks * 1000) / TICKS_PER_SECOND };
+}
+
 /** CPU time and RSS of a process from /proc (Linux); undefined when it is gone or /proc is missing. */
 export function readProcess(pid: number): ProcessFigures | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // the command name (field 2) may hold spaces: the fields after it start after its ')'
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const utime = Number(fields[11]); // field 14
-    const stime = Number(fields[12]); // field 15
+    const { cpuMs } = statFigures(readFileSync(`/proc/${pid}/stat`, 'utf8'));
     const rssKiB = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-    return { pid, cpuMs: ((utime + stime) * 1000) / TICKS_PER_SECOND, rssMiB: round(rssKiB / 1024, 1) };
+    return { pid, cpuMs, rssMiB: round(rssKiB / 1024, 1) };
   } catch {
     return undefined;
   }
@@ -82,14 +90,12 @@ export function readInfrastructure(): Record<'postgres' | 'nats' | 'bench', numb
   for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const { command } = statFigures(stat);
       const key = Number(pid) === process.pid ? 'bench' : command === 'postgres' ? 'postgres' : command === 'nats-server' ? 'nats' : undefined;
       if (!key) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // utime, stime; for PostgreSQL also cutime, cstime (fields 16, 17): the postmaster reaps its
-      // backends, so a backend that ended since the last read still counts (it was lost before)
-      const children = key === 'postgres' ? Number(fields[13]) + Number(fields[14]) : 0;
-      figures[key] += ((Number(fields[11]) + Number(fields[12]) + children) * 1000) / TICKS_PER_SECOND;
+      // PostgreSQL with what its reaped children used: the postmaster reaps its backends, so a
+      // backend that ended since the last read still counts (it was lost before)
+      figures[key] += statFigures(stat, key === 'postgres').cpuMs;
     } catch {
       // the process ended between the listing and the read
     }
