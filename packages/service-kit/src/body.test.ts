@@ -86,6 +86,7 @@ describe('unacceptableTextIn', () => {
 describe('isMalformedUrl', () => {
   test.each([
     ['/api/v1/things/abc', false],
+    ['/api/v1/things/abc?q=a b&r=[x]', false],
     ['/api/v1/things/%20ok?q=caf%C3%A9', false],
     ['/api/v1/things/%E0%A4%A', true],
     ['/api/v1/things/%', true],

@@ -83,6 +83,7 @@ export function verifyJsonDepth(_req: unknown, _res: unknown, raw: Buffer): void
 
 /** True when the path does not percent-decode (`/%E0%A4%A`) or carries an encoded NUL (`%00`, path or query). */
 export function isMalformedUrl(url: string): boolean {
+  if (!url.includes('%')) return false; // nothing encoded, nothing to decode (most requests)
   if (/%00/i.test(url)) return true;
   const path = url.split('?', 1)[0];
   try {
