@@ -79,23 +79,16 @@ export type OrderTx = Tx | SqlTx;
 
 /**
  * The outbox rows of vendor.shipment.status_changed for the shipments a CTE named `moved` returned
- * (what transitionShipment enqueues: one event per shipment, in id order, envelope built here).
- * Placeholders: previous status, changed at (also the row's updated_at, so typed timestamptz: formatted here as
- * JavaScript's toISOString does), occurred at (ISO text), type, version, source.
+ * (the vendor migration's enqueue_shipment_status_events: one event per shipment, in id order).
+ * Placeholders: changed at (also the row's updated_at, so typed timestamptz), occurred at (ISO
+ * text), type, version, source. The statement must read `events` for it to run.
  */
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-function statusEventsCte(p: { previous: string; changedAt: string; occurredAt: string; type: string; version: string; source: string }): string {
-  return `events AS (
-      INSERT INTO outbox (id, type, payload, headers)
-      SELECT e.event_id, ${p.type}::text, jsonb_build_object('id', e.event_id, 'type', ${p.type}::text, 'version', ${p.version}::int, 'source', ${p.source}::text,
-        'occurredAt', ${p.occurredAt}::text, 'data', jsonb_build_object(
-          'shipmentId', e.id, 'orderId', e.order_id, 'storeId', e.store_id, 'status', e.status, 'previousStatus', ${p.previous}::text,
-          'courier', e.courier, 'trackingId', e.tracking_id, 'trackingUrl', e.tracking_url,
-          'shippedAt', ${iso('e.shipped_at')}, 'deliveredAt', ${iso('e.delivered_at')}, 'cancelledAt', ${iso('e.cancelled_at')},
-          'reason', e.cancel_reason, 'changedAt', ${iso(`${p.changedAt}::timestamptz`)})), '{}'
-      FROM (SELECT gen_random_uuid() AS event_id, m.* FROM moved m WHERE m.status <> 'pending_payment' ORDER BY m.id) AS e
+const statusEventsCte = (p: { changedAt: string; occurredAt: string; type: string; version: string; source: string }) =>
+  `events AS (
+      SELECT enqueue_shipment_status_events(jsonb_agg(to_jsonb(m)), 'pending_payment', ${p.changedAt}::timestamptz, ${p.occurredAt}::text,
+        ${p.type}::text, ${p.version}::int, ${p.source}::text) AS enqueued
+      FROM moved m
     )`;
-}
 /** The values statusEventsCte's placeholders take after the statement's own, in that order. */
 const eventValues = (at: Date) => [at.toISOString(), new Date().toISOString(), vendorShipmentStatusChanged.type, vendorShipmentStatusChanged.version, EVENT_SOURCE.source];
 
@@ -124,8 +117,8 @@ const MARK_ORDER_PAID = {
       UPDATE shipment SET status = 'paid', paid_at = $2::timestamptz, updated_at = $3::timestamptz
       WHERE order_id = $1::uuid AND status = 'pending_payment'
       RETURNING *
-    ), ${statusEventsCte({ previous: "'pending_payment'", changedAt: '$3', occurredAt: '$4', type: '$5', version: '$6', source: '$7' })}
-    SELECT count(*)::int AS moved FROM moved`,
+    ), ${statusEventsCte({ changedAt: '$3', occurredAt: '$4', type: '$5', version: '$6', source: '$7' })}
+    SELECT (SELECT count(*)::int FROM moved) AS moved, enqueued FROM events`,
 };
 
 /** Remembers the closing and cancels the order's pending_payment shipments, with their events. */
@@ -137,8 +130,8 @@ const CLOSE_UNPAID_ORDER = {
       UPDATE shipment SET status = 'cancelled', cancelled_at = $3::timestamptz, cancel_reason = 'order ' || $2::text, updated_at = $4::timestamptz
       WHERE order_id = $1::uuid AND status = 'pending_payment'
       RETURNING *
-    ), ${statusEventsCte({ previous: "'pending_payment'", changedAt: '$4', occurredAt: '$5', type: '$6', version: '$7', source: '$8' })}
-    SELECT count(*)::int AS moved FROM moved`,
+    ), ${statusEventsCte({ changedAt: '$4', occurredAt: '$5', type: '$6', version: '$7', source: '$8' })}
+    SELECT (SELECT count(*)::int FROM moved) AS moved, enqueued FROM events`,
 };
 
 /**

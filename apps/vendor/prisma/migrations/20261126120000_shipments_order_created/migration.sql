@@ -5,14 +5,42 @@
 -- create_shipments: one shipment per sub-order of a store that exists here (the sub-order's id),
 -- its items and the recipient address, for a JSON array of checkout.order.created data. A shipment
 -- starts paid (cancelled) when the order's paid (closed) event was handled first, with the status
--- event the transition writes (vendor.shipment.status_changed, built as enqueueEvent would);
+-- event the transition writes (enqueue_shipment_status_events);
 -- paid wins over closed. Idempotent: rows keyed by checkout's ids. Answers the ids of the stores
 -- that exist here among the orders' stores. The caller holds the orders' locks (`order:<id>`).
+-- enqueue_shipment_status_events: the outbox rows of vendor.shipment.status_changed (what
+-- transitionShipment enqueues, the envelope built as enqueueEvent builds it) for the shipments a
+-- statement moved out of p_previous, given as a JSON array of shipment rows: one event per
+-- shipment that is not pending_payment, in id order. Answers how many it enqueued. The one
+-- definition of that event in SQL: create_shipments and the paid and closed handlers' statements
+-- (shipments/events.ts) call it.
+CREATE OR REPLACE FUNCTION enqueue_shipment_status_events(
+  p_moved jsonb, p_previous text, p_changed_at timestamptz, p_occurred_at text, p_type text, p_version int, p_source text
+) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  enqueued int;
+BEGIN
+  INSERT INTO outbox (id, type, payload, headers)
+  SELECT e.event_id, p_type, jsonb_build_object('id', e.event_id, 'type', p_type, 'version', p_version, 'source', p_source,
+    'occurredAt', p_occurred_at, 'data', jsonb_build_object(
+      'shipmentId', e.id, 'orderId', e.order_id, 'storeId', e.store_id, 'status', e.status, 'previousStatus', p_previous,
+      'courier', e.courier, 'trackingId', e.tracking_id, 'trackingUrl', e.tracking_url,
+      'shippedAt', to_char(e.shipped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'deliveredAt', to_char(e.delivered_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'cancelledAt', to_char(e.cancelled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'reason', e.cancel_reason, 'changedAt', to_char(p_changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))), '{}'
+  FROM (SELECT gen_random_uuid() AS event_id, m.* FROM jsonb_populate_recordset(NULL::shipment, coalesce(p_moved, '[]')) m
+        WHERE m.status <> 'pending_payment' ORDER BY m.id) AS e;
+  GET DIAGNOSTICS enqueued = ROW_COUNT;
+  RETURN enqueued;
+END $$;
+
 CREATE OR REPLACE FUNCTION create_shipments(
   p_orders jsonb, p_changed_at timestamptz, p_occurred_at text, p_type text, p_version int, p_source text
 ) RETURNS text[] LANGUAGE plpgsql AS $$
 DECLARE
   known_stores text[];
+  moved_rows jsonb;
 BEGIN
   WITH orders AS (
     SELECT o."orderId", o."shortId", o."customerId", o."createdAt", o."subOrders", a.*
@@ -48,19 +76,9 @@ BEGIN
       CROSS JOIN LATERAL jsonb_to_recordset(k.items)
         AS i("orderItemId" uuid, "productId" uuid, "variantId" uuid, "productName" text, "variantName" text, quantity int, "unitPrice" numeric, "weightKg" numeric)
     ON CONFLICT (id) DO NOTHING
-  ), events AS (
-    INSERT INTO outbox (id, type, payload, headers)
-    SELECT e.event_id, p_type, jsonb_build_object('id', e.event_id, 'type', p_type, 'version', p_version, 'source', p_source,
-      'occurredAt', p_occurred_at, 'data', jsonb_build_object(
-        'shipmentId', e.id, 'orderId', e.order_id, 'storeId', e.store_id, 'status', e.status, 'previousStatus', 'pending_payment',
-        'courier', e.courier, 'trackingId', e.tracking_id, 'trackingUrl', e.tracking_url,
-        'shippedAt', to_char(e.shipped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-        'deliveredAt', to_char(e.delivered_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-        'cancelledAt', to_char(e.cancelled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-        'reason', e.cancel_reason, 'changedAt', to_char(p_changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))), '{}'
-    FROM (SELECT gen_random_uuid() AS event_id, m.* FROM moved m WHERE m.status <> 'pending_payment' ORDER BY m.id) AS e
   )
-  SELECT coalesce(array_agg(DISTINCT "storeId"::text), '{}') INTO known_stores FROM known;
+  SELECT coalesce(array_agg(DISTINCT "storeId"::text), '{}'), (SELECT jsonb_agg(to_jsonb(m)) FROM moved m) INTO known_stores, moved_rows FROM known;
+  PERFORM enqueue_shipment_status_events(moved_rows, 'pending_payment', p_changed_at, p_occurred_at, p_type, p_version, p_source);
   RETURN known_stores;
 END $$;
 
