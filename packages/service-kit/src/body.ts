@@ -81,6 +81,9 @@ export function verifyJsonDepth(_req: unknown, _res: unknown, raw: Buffer): void
   }
 }
 
+/** 415: a write whose body is not JSON (the express pipeline's check and the lean path's). */
+export const notJsonBody = () => new ProblemError(415, 'unsupported_media_type', 'send the body as application/json');
+
 /** True when the path does not percent-decode (`/%E0%A4%A`) or carries an encoded NUL (`%00`, path or query). */
 export function isMalformedUrl(url: string): boolean {
   if (!url.includes('%')) return false; // nothing encoded, nothing to decode (most requests)

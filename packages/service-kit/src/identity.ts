@@ -107,3 +107,23 @@ export function verifyIdentityHeaders(
   if (!parsedRole.success) return { ok: false, reason: 'forged' };
   return { ok: true, identity: { userId, role: parsedRole.data, email }, requestId };
 }
+
+/** What the identity check of a request behind the gateway decided: the caller, or the detail of its 401. */
+export type IdentityGate =
+  | { ok: true; identity: Identity | null }
+  /** `reason` when the signature itself failed (logged as a warning); none for an anonymous call to a private path. */
+  | { ok: false; detail: string; reason?: Extract<IdentityCheck, { ok: false }>['reason'] };
+
+/** The warning a request with a missing, forged or expired signature is logged with. */
+export const SIGNATURE_REJECTED = 'rejected request without a valid gateway signature';
+
+/**
+ * The identity check of every /api/v1 request of a service (the express pipeline's and the lean
+ * path's): the gateway's signature over `target`, and a signed-in caller unless the path is public.
+ */
+export function gateIdentity(secret: string, target: SignedTarget, headers: Record<string, string | string[] | undefined>, isPublicPath: () => boolean): IdentityGate {
+  const check = verifyIdentityHeaders(secret, target, headers);
+  if (!check.ok) return { ok: false, detail: 'missing or invalid identity signature', reason: check.reason };
+  if (!check.identity && !isPublicPath()) return { ok: false, detail: 'sign in first' };
+  return { ok: true, identity: check.identity };
+}

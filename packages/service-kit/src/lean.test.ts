@@ -30,9 +30,10 @@ routes.post('/echo/:id', async (req) => {
 });
 routes.get('/things/:id', async (req) => ({ status: 200, body: { id: req.params.id, anonymous: req.identity === null } }));
 routes.post('/empty', async () => ({ status: 204 }));
+routes.post('/small', async (req) => ({ status: 200, body: req.body }));
 routes.get('/which', async (req) => ({ status: 200, body: { express: 'app' in (req as LeanRequest & { app?: unknown }) } }));
 
-const options = { log: pino({ level: 'silent' }), identitySecret: secret, publicPaths: ['/things/*'], bodyLimit: '2kb' };
+const options = { log: pino({ level: 'silent' }), identitySecret: secret, publicPaths: ['/things/*'], bodyLimit: '2kb', routeBodyLimits: { '/small': '64b' } };
 const lean = createService({ ...options, name: 'lean', leanRoutes: routes.routes, routes: () => undefined });
 const reference = createService({ ...options, name: 'reference', routes: (router) => mountOnExpress(router, routes.routes) });
 let leanServer: RunningServer;
@@ -145,6 +146,11 @@ describe('lean routes answer what the same routes answer on express', () => {
       expect([answer.status, JSON.parse(answer.body).code]).toEqual([status, code]);
       expect(answer.headers.type).toBe('application/problem+json; charset=utf-8');
     }
+  });
+
+  test('a route with a body limit of its own (routeBodyLimits) holds it: 413 past it, its answer below it', async () => {
+    expect((await same(post('/api/v1/small', JSON.stringify({ note: 'x'.repeat(100) })))).status).toBe(413);
+    expect(JSON.parse((await same(post('/api/v1/small', JSON.stringify({ note: 'x' })))).body)).toEqual({ note: 'x' });
   });
 
   test("a handler's problem keeps its status and code; an unexpected error is a 500 that shows nothing of it", async () => {

@@ -7,8 +7,8 @@ import { match, type MatchFunction } from 'path-to-regexp';
 import type { Request, Response, Router } from 'express';
 import type { Logger } from 'pino';
 import getRawBody from 'raw-body';
-import { jsonDepthExceeds, isMalformedUrl, MAX_JSON_DEPTH, unacceptableTextIn, TEXT_PROBLEMS } from './body';
-import { verifyIdentityHeaders, type Identity } from './identity';
+import { jsonDepthExceeds, isMalformedUrl, MAX_JSON_DEPTH, notJsonBody, unacceptableTextIn, TEXT_PROBLEMS } from './body';
+import { gateIdentity, SIGNATURE_REJECTED, type Identity } from './identity';
 import { problemOf, ProblemError, writeProblem } from './problems';
 
 /**
@@ -91,6 +91,8 @@ export interface LeanOptions {
   identitySecret: string;
   isPublic: (path: string) => boolean;
   bodyLimit: string;
+  /** Limits of their own, by route path (relative to the prefix), as ServiceOptions.routeBodyLimits. */
+  routeBodyLimits: Readonly<Record<string, string>>;
   log: Logger;
   requestIdFrom: (headers: IncomingHttpHeaders) => string;
   /** The service's metric and request line for a request served here (RawRequestKit.track). */
@@ -175,23 +177,19 @@ async function serve(req: IncomingMessage, res: ServerResponse, route: CompiledR
   const fail = (status: number, code: string, detail?: string, errors?: ProblemError['errors']) => writeProblem(res, method, status, code, detail, requestId, errors);
   try {
     const originalUrl = req.url ?? '/';
-    const check = verifyIdentityHeaders(options.identitySecret, { method, path: originalUrl }, req.headers);
-    if (!check.ok) {
-      logOf().warn({ reason: check.reason }, 'rejected request without a valid gateway signature');
+    const gate = gateIdentity(options.identitySecret, { method, path: originalUrl }, req.headers, () => options.isPublic(route.full));
+    if (!gate.ok) {
+      if (gate.reason) logOf().warn({ reason: gate.reason }, SIGNATURE_REJECTED);
       req.resume();
-      return fail(401, 'unauthenticated', 'missing or invalid identity signature');
+      return fail(401, 'unauthenticated', gate.detail);
     }
-    if (!check.identity && !options.isPublic(route.full)) {
-      req.resume();
-      return fail(401, 'unauthenticated', 'sign in first');
-    }
-    const body = await readBody(req, method, options.bodyLimit);
+    const body = await readBody(req, method, options.routeBodyLimits[route.path] ?? options.bodyLimit);
     const answer = await route.handler({
       method,
       originalUrl,
       params,
       headers: req.headers,
-      identity: check.identity,
+      identity: gate.identity,
       requestId,
       body,
       get log() {
@@ -224,7 +222,7 @@ async function readBody(req: IncomingMessage, method: string, limit: string): Pr
   }
   if (!json) {
     req.resume();
-    throw new ProblemError(415, 'unsupported_media_type', 'send the body as application/json');
+    throw notJsonBody();
   }
   const raw = await getRawBody(req, { length: req.headers['content-length'], limit });
   if (raw.length === 0) return {};

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { rejectMalformedUrl, rejectUnacceptableText, verifyJsonDepth } from './body';
-import { IDENTITY_HEADERS, verifyIdentityHeaders, type Identity } from './identity';
+import { notJsonBody, rejectMalformedUrl, rejectUnacceptableText, verifyJsonDepth } from './body';
+import { IDENTITY_HEADERS, SIGNATURE_REJECTED, gateIdentity, type Identity } from './identity';
 import { sendProblem, problemHandler } from './problems';
 import { leanRequests, mountOnExpress, type LeanRoute } from './lean';
 import { requestLineLogger, requestLogger } from './request-log';
@@ -170,6 +170,7 @@ export function createService(options: ServiceOptions): Service {
         identitySecret: options.identitySecret,
         isPublic,
         bodyLimit: options.bodyLimit ?? '1mb',
+        routeBodyLimits: options.routeBodyLimits ?? {},
         log: options.log,
         requestIdFrom,
         track: kit.track,
@@ -221,15 +222,12 @@ export function createService(options: ServiceOptions): Service {
   // identity: every /api/v1 request carries the gateway's signature (or the caller's own check)
   if (options.authenticate) api.use(options.authenticate);
   else api.use((req, res, next) => {
-    const check = verifyIdentityHeaders(options.identitySecret, { method: req.method, path: req.originalUrl }, req.headers);
-    if (!check.ok) {
-      req.log.warn({ reason: check.reason }, 'rejected request without a valid gateway signature');
-      return sendProblem(res, 401, 'unauthenticated', 'missing or invalid identity signature');
+    const gate = gateIdentity(options.identitySecret, { method: req.method, path: req.originalUrl }, req.headers, () => isPublic(req.baseUrl + req.path));
+    if (!gate.ok) {
+      if (gate.reason) req.log.warn({ reason: gate.reason }, SIGNATURE_REJECTED);
+      return sendProblem(res, 401, 'unauthenticated', gate.detail);
     }
-    req.identity = check.identity;
-    if (!check.identity && !isPublic(req.baseUrl + req.path)) {
-      return sendProblem(res, 401, 'unauthenticated', 'sign in first');
-    }
+    req.identity = gate.identity;
     next();
   });
   options.beforeBody?.(api);
@@ -241,7 +239,8 @@ export function createService(options: ServiceOptions): Service {
     if (length === 0 && !chunked) return next();
     if (req.is('application/json')) return next();
     if (req.is('application/x-www-form-urlencoded') && formPaths.has(req.baseUrl + req.path)) return next();
-    sendProblem(res, 415, 'unsupported_media_type', 'send the body as application/json');
+    const problem = notJsonBody();
+    sendProblem(res, problem.status, problem.code, problem.detail);
   });
   for (const [path, limit] of Object.entries(options.routeBodyLimits ?? {})) {
     api.post(path, express.json({ limit, strict: false, verify: verifyJsonDepth }));
