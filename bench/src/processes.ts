@@ -103,6 +103,11 @@ export function readInfrastructure(): Record<'postgres' | 'nats' | 'bench', numb
   return figures;
 }
 
+/** What PostgreSQL, NATS and the bench used between two readInfrastructure readings (ms). */
+export function infrastructureBetween(before: ReturnType<typeof readInfrastructure>, after: ReturnType<typeof readInfrastructure>): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).map(([name, ms]) => [name, ms - before[name as keyof typeof before]]));
+}
+
 /**
  * Runs a measured round; with BENCH_CPU_PROF_DIR and BENCH_CPU_PROF_WINDOW set, every service is
  * profiled over this round alone (cpu-profile-preload.cjs: SIGUSR2 starts, the next one writes

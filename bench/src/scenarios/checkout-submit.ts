@@ -8,7 +8,7 @@ import { baseDatabaseUrl, findOnPath, type Stack } from '@pasar/stack';
 import { addAddress, liveProductBody, openStore, signUp, type OpenedStore, type Session } from '@pasar/stack';
 import { createTestBus } from '@pasar/testkit';
 import { Client } from 'pg';
-import { cpuBetween, profiledRound, readInfrastructure, readStack } from '../processes';
+import { cpuBetween, infrastructureBetween, profiledRound, readInfrastructure, readStack } from '../processes';
 import { percentile, round } from '../stats';
 import type { BenchContext, Scenario, ScenarioResult } from '../types';
 import { LeanClient } from '../client';
@@ -316,10 +316,6 @@ function roundFigures(
     infrastructureCpuMsPerOrder: Object.fromEntries(Object.entries(infrastructureMs).map(([name, ms]) => [name, round(ms / load.created, 3)])),
   };
 }
-
-/** What PostgreSQL, NATS and the bench used between two readInfrastructure readings. */
-const infrastructureBetween = (before: ReturnType<typeof readInfrastructure>, after: ReturnType<typeof readInfrastructure>) =>
-  Object.fromEntries(Object.entries(after).map(([name, ms]) => [name, ms - before[name as keyof typeof before]]));
 
 /** `gateway 0.31, checkout 0.92, ...`: a round's CPU per order by service. */
 function perOrderByService(f: { created: number; cpuMsByService: Record<string, number>; infrastructureCpuMsPerOrder: Record<string, number> }): string {

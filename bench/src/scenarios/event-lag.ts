@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Client, Pool } from 'pg';
-import { cpuBetween, profiledRound, readInfrastructure, readStack } from '../processes';
+import { cpuBetween, infrastructureBetween, profiledRound, readInfrastructure, readStack } from '../processes';
 import { round } from '../stats';
 import type { BenchContext, Scenario, ScenarioResult } from '../types';
 import { analyzeStack, benchStore, firstOrder, gatewayClient, inParallel, latencySummary, signUpBuyers, timedSubmit, type Buyer } from './checkout-submit';
@@ -184,7 +184,7 @@ export const eventLag: Scenario = {
       const cpu = cpuBetween(cpuBefore, readStack(stack));
       const infraAfter = readInfrastructure();
       const cpuMsPerOrder = Object.fromEntries(
-        [...Object.entries(cpu.byService), ...Object.entries(infraAfter).map(([name, ms]) => [name, ms - infraBefore[name as keyof typeof infraBefore]] as const)].map(([name, ms]) => [name, round(ms / orders, 2)]),
+        [...Object.entries(cpu.byService), ...Object.entries(infrastructureBetween(infraBefore, infraAfter))].map(([name, ms]) => [name, round(ms / orders, 2)]),
       );
       const floor = latencySummary(lags.map((l) => l.firstPollAfterMs));
       const rowSeen = latencySummary(lags.map((l) => l.rowSeenAfterMs));

@@ -83,11 +83,13 @@ export class PricingCache {
     this.addresses = new Expiring(ttlMs, maxRows);
   }
 
-  /** What a fresh read answered. */
-  remember(customerId: string, addressId: string, address: VersionedAddress | null, catalog: readonly VersionedCatalogRow[]): void {
+  /** Remembers what a fresh read answered; answers its catalog, parsed once for the cache and the submit that read it. */
+  remember(customerId: string, addressId: string, address: VersionedAddress | null, catalog: readonly VersionedCatalogRow[]): Catalog {
     const now = this.clock();
     if (address) this.addresses.set(addressKey(customerId, addressId), address, now);
-    for (const row of catalog) this.products.set(row.id, { product: catalogProductOf(row), methods: row.methods, version: row.version }, now);
+    const products = catalog.map((row): RememberedProduct => ({ product: catalogProductOf(row), methods: row.methods, version: row.version }));
+    for (const remembered of products) this.products.set(remembered.product.id, remembered, now);
+    return catalogFrom(products);
   }
 
   /** The cart's rows when every one of them is remembered; undefined otherwise. */

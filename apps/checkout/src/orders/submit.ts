@@ -8,7 +8,6 @@ import { isUniqueViolation } from '../promotions/promotions';
 import { orderBatcherOf, type CommittedEvents } from './order-batch';
 import {
   CATALOG_ROW_JSON,
-  catalogOf,
   isPlainOrder,
   placePlainOrder,
   priceOrder,
@@ -296,13 +295,13 @@ export async function submitOrder(deps: OrderDeps, customerId: string, body: Sub
     cache.forget(customerId, body.addressId, productIds);
   }
   const read = await readForSubmit(prisma, customerId, body, idempotency, productIds);
-  cache.remember(customerId, body.addressId, read.address, read.catalog);
+  const catalog = cache.remember(customerId, body.addressId, read.address, read.catalog);
   const earlier = idempotency ? await orderOfEarlier(prisma, read.earlier, idempotency) : null;
   if (earlier) return earlier;
   const buyerTin = buyerTinOf(body.buyerTin);
   if (!read.address) throw notFound('address');
   const { version: _address, ...shippingAddress } = read.address;
-  const priced = await priceOrder(prisma, submitInput(deps, customerId, body, options, idempotency, shippingAddress, buyerTin), catalogOf(read.catalog));
+  const priced = await priceOrder(prisma, submitInput(deps, customerId, body, options, idempotency, shippingAddress, buyerTin), catalog);
   const placement: Placement =
     !buyerTin && isPlainOrder(priced)
       ? {
