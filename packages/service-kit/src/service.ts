@@ -239,8 +239,7 @@ export function createService(options: ServiceOptions): Service {
     if (length === 0 && !chunked) return next();
     if (req.is('application/json')) return next();
     if (req.is('application/x-www-form-urlencoded') && formPaths.has(req.baseUrl + req.path)) return next();
-    const problem = notJsonBody();
-    sendProblem(res, problem.status, problem.code, problem.detail);
+    next(notJsonBody());
   });
   for (const [path, limit] of Object.entries(options.routeBodyLimits ?? {})) {
     api.post(path, express.json({ limit, strict: false, verify: verifyJsonDepth }));
