@@ -15,17 +15,16 @@
  * With BENCH_CPU_PROF_DIR=<dir> the gateway writes a V8 CPU profile there when it stops (summarise
  * with `tsx bench/src/profile-top.ts <file>`).
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createTestSchema } from '@pasar/db';
-import { freePort, testServiceEnv, uniqueNamespace, waitFor } from '@pasar/testkit';
+import { freePort } from '@pasar/testkit';
 import { Pool } from 'undici';
 import { readProcess } from './processes';
 import { latencySummary } from './scenarios/checkout-submit';
+import { startServiceAlone } from './service-alone';
 import { round } from './stats';
 
-const ROOT = join(__dirname, '..', '..');
 const PATH = '/api/v1/account/addresses';
 
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' } } });
@@ -95,27 +94,22 @@ async function measure(target: Target, load: { connections: number; pauseMs: num
 }
 
 async function main(): Promise<void> {
-  const db = createTestSchema(undefined, 'gwcost');
   const upstream = await forkHelper('json-upstream.cjs');
   const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
   const bare = await forkHelper('bare-proxy.cjs', [upstreamUrl]);
   const [port, opsPort] = [await freePort(), await freePort()];
   const env = {
-    ...process.env,
-    ...testServiceEnv(db.databaseUrl, uniqueNamespace('gwcost')),
     PORT: String(port),
     METRICS_PORT: String(opsPort), // the gateway answers /readyz on its internal listener only
-    LOG_LEVEL: 'warn',
     CHECKOUT_URL: upstreamUrl,
     B2B_URL: upstreamUrl,
     VENDOR_URL: upstreamUrl,
     ADMIN_URL: upstreamUrl,
   };
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF_DIR] : [];
-  const gateway = spawn(process.execPath, [...profile, '--import', 'tsx', join('apps', 'gateway', 'src', 'main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const gateway = await startServiceAlone('gateway', 'gwcost', env, `http://127.0.0.1:${opsPort}/readyz`, profile);
   const gatewayUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${opsPort}/readyz`).catch(() => undefined))?.ok, 60_000, 200);
     const signUp = await fetch(`${gatewayUrl}/api/v1/auth/sign-up`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -127,7 +121,7 @@ async function main(): Promise<void> {
     const targets: Target[] = [
       { name: 'upstream alone', port: upstream.port, pids: [upstream.child.pid as number] },
       { name: 'bare http-proxy-middleware', port: bare.port, pids: [bare.child.pid as number, upstream.child.pid as number] },
-      { name: 'gateway', port, cookie, pids: [gateway.pid as number, upstream.child.pid as number] },
+      { name: 'gateway', port, cookie, pids: [gateway.pid, upstream.child.pid as number] },
     ];
     const results: Record<string, Record<string, unknown[]>> = {};
     for (let n = 0; n < ROUNDS; n += 1) {
@@ -141,11 +135,9 @@ async function main(): Promise<void> {
     }
     console.log(JSON.stringify({ path: PATH, seconds: SECONDS, loads: LOADS, results }, null, 2));
   } finally {
-    gateway.kill('SIGTERM');
-    await new Promise((resolve) => gateway.once('exit', resolve));
+    await gateway.stop();
     upstream.child.disconnect();
     bare.child.disconnect();
-    await db.drop();
   }
 }
 

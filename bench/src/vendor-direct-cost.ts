@@ -9,18 +9,14 @@
  *
  *   npx tsx bench/src/vendor-direct-cost.ts [--requests 3000] [--connections 4] [--idle-seconds 10]
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createTestSchema } from '@pasar/db';
-import { TEST_IDENTITY_SECRET, freePort, signFor, testServiceEnv, uniqueNamespace, waitFor } from '@pasar/testkit';
+import { TEST_IDENTITY_SECRET, freePort, signFor } from '@pasar/testkit';
 import pg from 'pg';
 import { LeanClient } from './client';
 import { readProcess } from './processes';
+import { startServiceAlone } from './service-alone';
 import { round } from './stats';
-
-const ROOT = join(__dirname, '..', '..');
 
 const { values: args } = parseArgs({
   options: {
@@ -78,18 +74,15 @@ async function load(client: LeanClient, path: string, ownerUserId: string, total
 }
 
 async function main(): Promise<void> {
-  const db = createTestSchema(undefined, 'vcost');
   const port = await freePort();
-  const env = { ...process.env, ...testServiceEnv(db.databaseUrl, uniqueNamespace('vcost')), PORT: String(port), LOG_LEVEL: 'warn', IDENTITY_SECRET: TEST_IDENTITY_SECRET };
-  // the request log (a 404 at warn, as in the bench's stack) goes nowhere
-  const child = spawn(process.execPath, ['--import', 'tsx', join('apps', 'vendor', 'src', 'main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const baseUrl = `http://127.0.0.1:${port}`;
+  // the request log (a 404 at warn, as in the bench's stack) goes nowhere
+  const vendor = await startServiceAlone('vendor', 'vcost', { PORT: String(port), IDENTITY_SECRET: TEST_IDENTITY_SECRET }, `${baseUrl}/readyz`);
   const client = new LeanClient(baseUrl, CONNECTIONS);
   try {
-    await waitFor(async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok, 60_000, 200);
-    const pid = child.pid as number;
+    const { pid } = vendor;
     const ownerUserId = randomUUID();
-    const shipmentId = await seed(db.databaseUrl, db.schema, ownerUserId);
+    const shipmentId = await seed(vendor.databaseUrl, vendor.schema, ownerUserId);
 
     await sleep(2000); // let start-up work settle before the idle figure
     const idleBefore = readProcess(pid)!;
@@ -117,9 +110,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(results, null, 2));
   } finally {
     client.close();
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-    await db.drop();
+    await vendor.stop();
   }
 }
 
