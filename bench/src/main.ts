@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startStack, type ServiceName } from '@pasar/stack';
-import { uniqueNamespace } from '@pasar/testkit';
+import { startSmtpCatcher, uniqueNamespace } from '@pasar/testkit';
 import { SCENARIOS } from './scenarios';
 import { cpuBetween, readStack, rssOf } from './processes';
 import { renderTable, round } from './stats';
@@ -90,6 +90,10 @@ async function main(): Promise<void> {
       };
     }
   }
+  // the e-mails the scenarios cause (welcome mails of the sign-ups) go to a local SMTP server, as
+  // in any deployment: without one the notifier retries each with backoff through the rounds
+  const mail = await startSmtpCatcher();
+  env.notifier = { ...(env.notifier ?? {}), SMTP_URL: mail.url };
   const namespace = uniqueNamespace('bench');
   log(`starting the stack (namespace and schema prefix ${namespace}; ${settings.replicas} instance(s) of each service but the gateway)`);
   const started = Date.now();
@@ -129,6 +133,7 @@ async function main(): Promise<void> {
   } finally {
     afterLoad = readStack(stack);
     await stack.stop({ dropData: true });
+    await mail.close();
   }
   const processes = {
     rssMiBIdle: rssOf(idle),
