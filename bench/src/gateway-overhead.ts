@@ -100,15 +100,15 @@ async function main(): Promise<void> {
   const [port, opsPort] = [await freePort(), await freePort()];
   const env = {
     PORT: String(port),
-    METRICS_PORT: String(opsPort), // the gateway answers /readyz on its internal listener only
+    METRICS_PORT: String(opsPort), // its internal listener (/readyz, /metrics) on a free port too
     CHECKOUT_URL: upstreamUrl,
     B2B_URL: upstreamUrl,
     VENDOR_URL: upstreamUrl,
     ADMIN_URL: upstreamUrl,
   };
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF_DIR] : [];
-  const gateway = await startServiceAlone('gateway', 'gwcost', env, `http://127.0.0.1:${opsPort}/readyz`, profile);
   const gatewayUrl = `http://127.0.0.1:${port}`;
+  const gateway = await startServiceAlone('gateway', 'gwcost', env, gatewayUrl, profile);
   try {
     const signUp = await fetch(`${gatewayUrl}/api/v1/auth/sign-up`, {
       method: 'POST',

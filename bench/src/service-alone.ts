@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createTestSchema } from '@pasar/db';
-import { testServiceEnv, uniqueNamespace, waitFor } from '@pasar/testkit';
+import { ManagedProcess, waitUntilReady } from '@pasar/stack';
+import { testServiceEnv, uniqueNamespace } from '@pasar/testkit';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -10,40 +10,47 @@ export interface ServiceAlone {
   /** The service's own test schema (its database URL names it). */
   databaseUrl: string;
   schema: string;
-  /** SIGTERM, waits for the process to end, then drops the schema. */
+  /** Stops the process as the stack does (SIGTERM to its group, SIGKILL after the grace), then drops the schema. */
   stop(): Promise<void>;
 }
 
 /**
- * One service started alone for a probe of its cost, as the stack starts it (node --import tsx
- * apps/<app>/src/main.ts, its log lines dropped at warn), on a fresh test schema and NATS
- * namespace named after `label`. `env` adds to the test environment (PORT at least); `readyUrl`
- * is its /readyz, polled until it answers 200. `nodeArgs` go before the script (e.g. --cpu-prof).
+ * One service started alone for a probe of its cost, as the stack starts it (its ManagedProcess:
+ * node --import tsx apps/<app>/src/main.ts, logging at warn; its stderr lines are printed), on a
+ * fresh test schema and NATS namespace named after `label`. `env` adds to the test environment
+ * (PORT at least); `baseUrl` is where it answers, waited for as the stack waits (fails at once if
+ * the process ends first). `nodeArgs` go before the script (e.g. --cpu-prof).
  */
 export async function startServiceAlone(
   app: string,
   label: string,
   env: Record<string, string>,
-  readyUrl: string,
+  baseUrl: string,
   nodeArgs: string[] = [],
 ): Promise<ServiceAlone> {
   const db = createTestSchema(undefined, label);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join('apps', app, 'src', 'main.ts')], {
+  const service = new ManagedProcess({
+    name: app,
+    command: process.execPath,
+    args: [...nodeArgs, '--import', 'tsx', join('apps', app, 'src', 'main.ts')],
     cwd: ROOT,
     env: { ...process.env, ...testServiceEnv(db.databaseUrl, uniqueNamespace(label)), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    sink: ({ source, line, stream }) => {
+      if (stream === 'stderr') process.stderr.write(`${source}: ${line}\n`);
+    },
+    keepLines: 40,
   });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
   const stop = async () => {
-    child.kill('SIGTERM');
-    await exited;
+    await service.stop();
     await db.drop();
   };
+  service.start();
+  const pid = service.pid as number;
   try {
-    await waitFor(async () => (await fetch(readyUrl).catch(() => undefined))?.ok, 60_000, 200);
+    await waitUntilReady(service, baseUrl, Date.now() + 60_000);
   } catch (err) {
     await stop();
     throw err;
   }
-  return { pid: child.pid as number, databaseUrl: db.databaseUrl, schema: db.schema, stop };
+  return { pid, databaseUrl: db.databaseUrl, schema: db.schema, stop };
 }

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   // the request log (a 404 at warn, as in the bench's stack) goes nowhere
-  const vendor = await startServiceAlone('vendor', 'vcost', { PORT: String(port), IDENTITY_SECRET: TEST_IDENTITY_SECRET }, `${baseUrl}/readyz`);
+  const vendor = await startServiceAlone('vendor', 'vcost', { PORT: String(port), IDENTITY_SECRET: TEST_IDENTITY_SECRET }, baseUrl);
   const client = new LeanClient(baseUrl, CONNECTIONS);
   try {
     const { pid } = vendor;

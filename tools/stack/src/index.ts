@@ -3,6 +3,7 @@ export {
   dropSchemas,
   deleteStreams,
   StackStartError,
+  waitUntilReady,
   instanceName,
   MAX_REPLICAS,
   type Stack,
@@ -19,3 +20,4 @@ export { startLocalPostgres, choosePostgresLauncher, detectPostgresEnvironment, 
 export { probeNats, probePostgres, findOnPath } from './probes';
 export * from './seed';
 export * from './seed-b2b';
+export { ManagedProcess } from './process';

@@ -228,7 +228,11 @@ export function loadOrCreateIdentitySecret(dataDir: string): string {
   return secret;
 }
 
-async function waitUntilReady(process: ManagedProcess, url: string, deadline: number): Promise<void> {
+/**
+ * Polls `url`/readyz (the gateway: /healthz, its /readyz being on the internal port) until it
+ * answers 200; fails at once when the process ends first, or at `deadline`, with its last lines.
+ */
+export async function waitUntilReady(process: ManagedProcess, url: string, deadline: number): Promise<void> {
   let exit: string | undefined;
   const unsubscribe = process.onExit((e) => (exit = describeExit(e)));
   try {
