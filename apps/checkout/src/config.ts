@@ -29,6 +29,10 @@ export const checkoutConfigSchema = serviceConfigSchema({ port: 4001, schema: 'c
   PAYMENT_MOCK: z.stringbool().default(false),
   PAYMENT_RETURN_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080/payment/return'),
   PAYMENT_CALLBACK_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080/api/v1/payments/notify'),
+  /** How long verified payment notifications (the payments' evidence) are kept; pruned every BUS_PRUNE_INTERVAL. */
+  PAYMENT_NOTIFICATION_RETENTION: durationSchema(60_000).default(400 * 24 * 3_600_000),
+  /** How long notifications that did not verify (anyone may send them) are kept. */
+  PAYMENT_UNVERIFIED_NOTIFICATION_RETENTION: durationSchema(60_000).default(7 * 24 * 3_600_000),
   /** Invites one family may send per 24 hours (accepted or refused); one more answers 429. */
   FAMILY_INVITES_PER_DAY: z.coerce.number().int().min(1).max(10_000).default(20),
   /** How often the durable sweep expires unpaid orders past expires_at. */

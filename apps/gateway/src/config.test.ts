@@ -18,12 +18,22 @@ describe('gateway config', () => {
       UPSTREAM_TIMEOUT_MS: 10_000,
       CORS_ORIGINS: [],
       SIGN_IN_LIMIT_PER_EMAIL_IP: 10,
-      SIGN_IN_LIMIT_PER_EMAIL: 20,
+      SIGN_IN_LIMIT_PER_EMAIL: 5,
+      GATEWAY_REPLICAS: 1,
       SIGN_IN_LIMIT_PER_IP: 50,
       SESSION_TTL_DAYS: 7,
     });
     expect(config.REDIS_URL).toBeUndefined();
     expect(config.ADMIN_EMAIL).toBeUndefined();
+  });
+
+  it('refuses to start in production with more than one replica and no REDIS_URL, naming REDIS_URL', () => {
+    const production = { ...base, NODE_ENV: 'production' };
+    expect(() => loadGatewayConfig({ ...production, GATEWAY_REPLICAS: '3' })).toThrow(/REDIS_URL.*GATEWAY_REPLICAS/s);
+    expect(loadGatewayConfig({ ...production, GATEWAY_REPLICAS: '3', REDIS_URL: 'redis://redis:6379' }).GATEWAY_REPLICAS).toBe(3);
+    expect(loadGatewayConfig(production).GATEWAY_REPLICAS).toBe(1);
+    expect(loadGatewayConfig({ ...base, GATEWAY_REPLICAS: '3' }).REDIS_URL).toBeUndefined(); // development: per replica is fine
+    expect(() => loadGatewayConfig({ ...base, GATEWAY_REPLICAS: '0' })).toThrow(/GATEWAY_REPLICAS/);
   });
 
   it('takes a comma-separated list of instance URLs per service, and names a bad one', () => {

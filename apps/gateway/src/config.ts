@@ -108,11 +108,19 @@ export const gatewayConfigSchema = z.preprocess(withRateLimitDefaults, serviceCo
 
   /** Shared rate-limit store across gateway instances (sign-in and abuse limits); memory when unset. */
   REDIS_URL: optional(z.string().startsWith('redis')),
+  /**
+   * The most gateway replicas that may run at once (an autoscaler's maximum). Above 1, production
+   * needs REDIS_URL: with counts in memory every replica would give each IP and e-mail its own budget.
+   */
+  GATEWAY_REPLICAS: positiveInt(1),
   /** Password guesses within the window: hard per IP, and per e-mail from one IP (only failures count). */
   SIGN_IN_LIMIT_PER_IP: positiveInt(50),
   SIGN_IN_LIMIT_PER_EMAIL_IP: positiveInt(10),
-  /** Failures per e-mail (all IPs) in the window before its backoff starts: pauses of BASE, 2×BASE, ... at most MAX seconds. */
-  SIGN_IN_LIMIT_PER_EMAIL: positiveInt(20),
+  /**
+   * Distinct IPs with a failure for one e-mail in the window before its backoff starts: pauses of
+   * BASE, 2×BASE, ... at most MAX seconds, not applied to a device that signed in as the e-mail before.
+   */
+  SIGN_IN_LIMIT_PER_EMAIL: positiveInt(5),
   SIGN_IN_BACKOFF_BASE_S: positiveInt(1),
   SIGN_IN_BACKOFF_MAX_S: positiveInt(30),
   SIGN_IN_LIMIT_WINDOW_S: positiveInt(60),
@@ -139,6 +147,10 @@ export const gatewayConfigSchema = z.preprocess(withRateLimitDefaults, serviceCo
   .refine((c) => Boolean(c.ADMIN_EMAIL) === Boolean(c.ADMIN_PASSWORD), {
     message: 'set ADMIN_EMAIL and ADMIN_PASSWORD together (or neither)',
     path: ['ADMIN_PASSWORD'],
+  })
+  .refine((c) => c.NODE_ENV !== 'production' || c.GATEWAY_REPLICAS === 1 || Boolean(c.REDIS_URL), {
+    message: 'set REDIS_URL in production when GATEWAY_REPLICAS is above 1 (rate limits would be per replica)',
+    path: ['REDIS_URL'],
   })
   // the launcher's and .env.example's administrator password is public: never in production
   .superRefine((config, ctx) => {

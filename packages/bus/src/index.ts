@@ -26,6 +26,16 @@ export {
   type RawSql,
 } from './dead-letters';
 export {
+  discardDeadLetter,
+  isDeadLetterId,
+  listDeadLetterDiscards,
+  listDeadLetters,
+  replayDeadLetter,
+  replayDeadLettersOfType,
+  summarizeDeadLetters,
+  type DeadLetterFilter,
+} from './dead-letter-operations';
+export {
   consume,
   consumeWithInbox,
   DEFAULT_BACKOFF_MS,

@@ -83,6 +83,19 @@ export function eventSubjectOf(type: string, data: unknown): string {
   return route ? `${type}.${route.keyOf(data)}` : type;
 }
 
+/** The event type of a subject (without namespace) an event was published on: `<type>`, or `<type>.<key>` when routed. */
+export function eventTypeOfSubject(subject: string): string {
+  const dot = subject.lastIndexOf('.');
+  const routedType = dot > 0 ? subject.slice(0, dot) : '';
+  return routes.get(routedType)?.keys.includes(subject.slice(dot + 1)) ? routedType : subject;
+}
+
+/** Every subject (without namespace) events of `type` are published on. */
+export function eventSubjectsOf(type: string): string[] {
+  const route = routes.get(type);
+  return route ? route.keys.map((key) => `${type}.${key}`) : [type];
+}
+
 /**
  * The subject (without namespace) a consumer of `contract` listens on: `<type>` for an unrouted
  * contract; for a routed one `<type>.<key>` (only that part) or `<type>.*` (all of it).

@@ -5,6 +5,7 @@ import type { Router } from 'express';
 import { Gauge } from 'prom-client';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
+import { deadLetterRoutes } from './dead-letter-routes';
 import { createLogger } from './logger';
 import { leanRouter, type LeanRoute, type LeanRouter } from './lean';
 import { createService, type RunningServer, type Service, type ServiceOptions } from './service';
@@ -106,7 +107,10 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
     name,
     log,
     identitySecret: config.IDENTITY_SECRET,
-    routes: (router) => options.routes?.(router, ctx),
+    routes: (router) => {
+      deadLetterRoutes(router, { service: name, db: prisma as PrismaLike & RawSql, bus, log });
+      options.routes?.(router, ctx);
+    },
     leanRoutes: leanRoutesOf(options.leanRoutes, ctx),
     publicPaths: options.publicPaths,
     formPaths: options.formPaths,

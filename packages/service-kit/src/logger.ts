@@ -4,9 +4,9 @@ import pino, { type DestinationStream, type Logger } from 'pino';
  * What never reaches a log line: session cookies (request `Cookie` and response `Set-Cookie`),
  * credentials, the gateway's identity signature, passwords and tokens wherever they sit in a
  * logged object (top level or one level down, e.g. `vars.temporaryPassword`), and the payment
- * signatures (`skey`, `vcode`).
+ * signatures (`skey`, `vcode`) and the label links' `signature`.
  */
-const SECRET_FIELDS = ['password', 'newPassword', 'currentPassword', 'temporaryPassword', 'token', 'sessionToken', 'secret', 'skey', 'vcode'];
+const SECRET_FIELDS = ['password', 'newPassword', 'currentPassword', 'temporaryPassword', 'token', 'sessionToken', 'secret', 'skey', 'vcode', 'signature'];
 export const REDACTED_LOG_PATHS = [
   'req.headers.cookie',
   'req.headers.authorization',
@@ -17,7 +17,7 @@ export const REDACTED_LOG_PATHS = [
 ];
 
 /** Query parameters whose values never reach a log (the URL of a logged request keeps their names). */
-const SECRET_QUERY = /([?&](?:password|newPassword|currentPassword|temporaryPassword|token|sessionToken|secret|skey|vcode)=)[^&#]*/gi;
+const SECRET_QUERY = /([?&](?:password|newPassword|currentPassword|temporaryPassword|token|sessionToken|secret|skey|vcode|signature)=)[^&#]*/gi;
 
 /** The URL with the values of secret query parameters replaced by [Redacted]. */
 export function redactUrl(url: string): string {

@@ -33,7 +33,10 @@ export interface ServiceOptions {
   /** Named readiness checks for /readyz (e.g. db, nats); each throws when not ready. */
   readiness?: Record<string, () => Promise<unknown> | unknown>;
   bodyLimit?: string;
-  /** Larger JSON body limits for single POST paths under /api/v1 (e.g. a CSV import): same checks, own size. */
+  /**
+   * Body limits of their own for single POST paths under /api/v1, larger (a CSV import) or smaller
+   * (a public callback): same checks, own size, for JSON and (on a form path) form bodies.
+   */
   routeBodyLimits?: Record<string, string>;
   /**
    * Replaces the signed-identity check on /api/v1 (the gateway resolves its session cookie
@@ -243,6 +246,7 @@ export function createService(options: ServiceOptions): Service {
   });
   for (const [path, limit] of Object.entries(options.routeBodyLimits ?? {})) {
     api.post(path, express.json({ limit, strict: false, verify: verifyJsonDepth }));
+    if (formPaths.has(API_PREFIX + path)) api.post(path, express.urlencoded({ extended: false, limit }));
   }
   api.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: false, verify: verifyJsonDepth }));
   api.use(express.urlencoded({ extended: false, limit: options.bodyLimit ?? '1mb' }));

@@ -3,7 +3,17 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Subscription } from '@nats-io/transport-node';
 import { RpcRefusal, serveRpc } from '@pasar/bus';
-import { adminShipmentBooked, bookingResult, carrierBookingRecord, labelUrlResponse, vendorBookingContext, type RpcResponse } from '@pasar/contracts';
+import {
+  adminShipmentBooked,
+  bookingResult,
+  carrierBookingRecord,
+  labelUrlResponse,
+  vendorBookingContext,
+  vendorShipmentStatusChanged,
+  type EventData,
+  type EventEnvelope,
+  type RpcResponse,
+} from '@pasar/contracts';
 import { signedHeaders, silentLog, startFakeCarrier, waitFor, type FakeCarrier } from '@pasar/testkit';
 import request from 'supertest';
 import { asAdmin, asCustomer, asVendor, depsOf, outboxEvents, startTestAdmin, type TestAdmin } from '../../test/admin';
@@ -63,6 +73,28 @@ async function book(shipmentId: string) {
 
 async function bookingOf(shipmentId: string) {
   return carrierBookingRecord.parse((await http().get(`${BASE}/${shipmentId}/booking`).set(asAdmin()).expect(200)).body);
+}
+
+/** vendor publishes vendor.shipment.status_changed: the shipment is now cancelled. */
+async function shipmentCancelled(shipment: BookingContext['shipment'], reason: string): Promise<void> {
+  const changedAt = new Date().toISOString();
+  const data: EventData<typeof vendorShipmentStatusChanged> = {
+    shipmentId: shipment.id,
+    orderId: shipment.orderId,
+    storeId: shipment.storeId,
+    status: 'cancelled',
+    previousStatus: shipment.status,
+    courier: null,
+    trackingId: null,
+    trackingUrl: null,
+    shippedAt: null,
+    deliveredAt: null,
+    cancelledAt: changedAt,
+    reason,
+    changedAt,
+  };
+  const event: EventEnvelope<typeof data> = { id: randomUUID(), type: vendorShipmentStatusChanged.type, source: 'vendor', occurredAt: changedAt, data };
+  await t.peer.bus.js.publish(t.peer.bus.naming.eventSubject(event), JSON.stringify(event), { msgID: event.id });
 }
 
 const requestsFor = (shipmentId: string) => carrier.requests.filter((r) => r.idempotencyKey === shipmentId);
@@ -175,6 +207,30 @@ describe('POST /admin/shipments/{id}/book', () => {
     expect(failed.lastError).toMatch(/502/);
     expect(requestsFor(id)).toHaveLength(6);
     expect(await book(id)).toMatchObject({ success: true, status: 'success' }); // a failed booking may be booked anew
+  });
+
+  test('a shipment cancelled while its booking is retried: the retries stop and the record says why', async () => {
+    const id = givenShipment();
+    carrier.failNext(100);
+    try {
+      expect(await book(id)).toMatchObject({ success: false, status: 'pending_retry' });
+      await shipmentCancelled(contexts.get(id)!.shipment, 'customer asked');
+      const stopped = await waitFor(async () => {
+        const record = await bookingOf(id);
+        return record.status === 'cancelled' ? record : null;
+      });
+      expect(stopped.nextAttemptAt).toBeNull();
+      expect(stopped.lastError).toMatch(/retries stopped: the shipment was cancelled at .* \(customer asked\)/);
+      await new Promise((resolve) => setTimeout(resolve, 400)); // an attempt in flight at the cancellation ends
+      const made = requestsFor(id).length;
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // five retry waits of 300 ms
+      expect(requestsFor(id)).toHaveLength(made);
+      expect(made).toBeLessThan(6);
+      expect(await bookingOf(id)).toMatchObject({ status: 'cancelled', lastError: stopped.lastError });
+      expect(await book(id)).toMatchObject({ success: false, status: 'cancelled', error: stopped.lastError });
+    } finally {
+      carrier.failNext(0);
+    }
   });
 
   test('a 4xx: failed at once, no retry', async () => {

@@ -384,6 +384,20 @@ describe('POST /admin/vendor-applications/{id}/approve (the saga)', () => {
     expect(peers.stores.has(a.id)).toBe(false);
   });
 
+  test('an e-mail of an existing vendor account without a store: 409 email_taken, the account is not taken over', async () => {
+    const a = await apply();
+    const owner = { id: randomUUID(), role: 'vendor', password: 'the owner’s own password' };
+    peers.users.set(a.email, owner);
+    const res = await http().post(`${ADMIN}/${a.id}/approve`).set(asAdmin()).expect(409);
+    expect(res.body.code).toBe('email_taken');
+    expect(peers.stores.has(a.id)).toBe(false);
+    expect(peers.resets.filter((r) => r.userId === owner.id)).toHaveLength(0);
+    expect(peers.passwordOf(a.email)).toBe('the owner’s own password');
+    expect(peers.credentialsTo(a.email)).toHaveLength(0);
+    const row = await t.admin.prisma.vendorApplication.findUniqueOrThrow({ where: { id: a.id } });
+    expect([row.status, row.userId, row.storeId]).toEqual(['pending', null, null]);
+  });
+
   test('two approvals at once: one answers 200, the other 409; one account, one store', async () => {
     const a = await apply();
     const results = await Promise.all([0, 1].map(() => http().post(`${ADMIN}/${a.id}/approve`).set(asAdmin())));

@@ -21,14 +21,15 @@ export type ApproveResult = { ok: true; application: VendorApplication } | Appro
  * The approval saga (DESIGN §6, STYLE §1), forward only; each step is idempotent by application id
  * and stores its output on the application, so an approval that stopped half-way (still pending)
  * completes on the next approve without a second account or store:
- *   create_user  rpc.identity.create_user (role vendor, 16-character password, key vendor-application:<id>) → user_id
+ *   create_user  rpc.identity.create_user (role vendor, 16-character password, key vendor-application:<id>) → user_id;
+ *                an existing account of the e-mail (created=false, whatever its role) → 409 email_taken
  *   create_store rpc.vendor.create_store (by application id: TIN, MSIC, SST, bank data, consent audit) → store_id
  *   approve      conditional update from pending
  *   send_email   rpc.notifier.send_email (credentials; message id derived from the application)
  * The run leases the application first (approving_until), so a second approve or a reject meanwhile
  * answers 409 instead of landing between the steps; the lease ends with the run (or expires when
- * the process died). When the account existed already (a retry whose password is gone), the
- * password is reset before the e-mail. An undeliverable e-mail is `credentials_email_failed` (the
+ * the process died). When a retry finds user_id recorded (its password is gone), the password is
+ * reset before the e-mail. An undeliverable e-mail is `credentials_email_failed` (the
  * route answers 500); the application stays approved and resend-credentials follows.
  */
 export async function approveApplication(deps: Deps, id: string): Promise<ApproveResult> {
@@ -67,10 +68,12 @@ async function approveSaga(deps: Deps, id: string): Promise<ApproveResult> {
       mustChangePassword: true,
       idempotencyKey: accountKeyOf(id),
     });
-    if (!created && user.role !== 'vendor') {
+    // identity answers created=true only for a new account or a repeat of this key's own creation;
+    // an account that existed before (any role, a store-less vendor too) is someone's: never take it over
+    if (!created) {
       return { ok: false, code: 'email_taken', detail: `${application.email} already has a ${user.role} account; the vendor account needs its own e-mail` };
     }
-    if (created) password = generated;
+    password = generated;
     application = await recordStep(deps, id, { userId: user.id });
   }
   const userId = application.userId as string;

@@ -86,20 +86,29 @@ async function orderNamedBy(prisma: PrismaClient, orderRef: string): Promise<(Or
   return prisma.order.findUnique({ where: { id: orderRef }, include: { payment: true } });
 }
 
-/** The notification as it arrived, for the audit row (a form or JSON object; anything else wrapped). */
-function recordedPayload(body: unknown): Prisma.InputJsonObject {
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Prisma.InputJsonObject;
-  return { body: JSON.stringify(body) ?? null };
-}
+/** The fields a notification that does not verify keeps, each cut to its size in the contract. */
+const KNOWN_FIELDS = { tranID: 100, orderid: 100, status: 2, domain: 100, amount: 13, currency: 10, paydate: 40, appcode: 100, skey: 32 } as const;
 
-const textField = (payload: Prisma.InputJsonObject, key: string, max: number) => {
+const textField = (payload: Readonly<Record<string, unknown>>, key: string, max: number) => {
   const value = payload[key];
   return typeof value === 'string' || typeof value === 'number' ? String(value).slice(0, max) : '';
 };
 
 /**
- * POST /payments/notify: the payment gateway's notification. Every one is recorded in
- * payment_notification (verified or not) before anything else. Then: malformed → 400; bad
+ * The audit row's payload: a verified notification as it arrived (its size is bounded by the
+ * route's body limit); of anything else only the known fields, bounded, so that unsigned calls
+ * from anyone cannot fill the table with what they choose.
+ */
+function recordedPayload(body: unknown, verified: boolean): Prisma.InputJsonObject {
+  const object = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  if (verified) return object as Prisma.InputJsonObject;
+  return Object.fromEntries(Object.entries(KNOWN_FIELDS).map(([key, max]) => [key, textField(object, key, max)]));
+}
+
+/**
+ * POST /payments/notify: the payment gateway's notification (body at most
+ * PAYMENT_NOTIFY_BODY_LIMIT). Every one is recorded in payment_notification before anything else
+ * (one that does not verify: its known fields only; old rows are pruned, ./pruning.ts). Then: malformed → 400; bad
  * signature → 400 invalid_signature; unknown order → 404; amount or currency not the payment's →
  * 400 amount_mismatch; failed or pending status → recorded only (the order stays payable until it
  * expires); success → `markOrderPaid` (a replay of the same transaction changes nothing); success
@@ -114,7 +123,7 @@ export async function receivePaymentNotification(deps: PaymentDeps, body: unknow
   const notification = parsed.success ? parsed.data : undefined;
   const verified = notification ? isAuthenticNotification(notification, config.PAYMENT_MERCHANT_ID, config.PAYMENT_SECRET_KEY) : false;
   const order = notification ? await orderNamedBy(prisma, notification.orderid) : null;
-  const payload = recordedPayload(body);
+  const payload = recordedPayload(body, verified);
   await prisma.paymentNotification.create({
     data: { orderId: order?.id ?? null, transactionId: textField(payload, 'tranID', 100), status: textField(payload, 'status', 10), verified, payload },
   });

@@ -37,7 +37,7 @@ export async function checkCurrentPassword(deps: AccountDeps, caller: Caller, pa
   const user = await deps.prisma.user.findUnique({ where: { id: caller.userId } });
   if (!user) throw unauthenticated();
   if (!(await verifyPassword(user.passwordHash, password))) {
-    await deps.limiter.failed(email);
+    await deps.limiter.failed(caller.ip, email);
     throw wrongPassword();
   }
   await deps.limiter.succeeded(caller.ip, email);

@@ -3,14 +3,17 @@ import { enqueueEvent } from '@pasar/bus';
 import { notifyEmailRequested, type SessionUser, type signInBody, type signUpBody } from '@pasar/contracts';
 import { conflict } from '@pasar/service-kit';
 import type { z } from 'zod';
+import type { GatewayConfig } from '../config';
 import { isUniqueViolation } from '../db';
 import { EVENT_SOURCE, enqueueUserUpserted, normaliseEmail, toSessionUser } from '../users/users';
 import { hashPassword, verifyPassword } from './passwords';
 import { hashSessionToken } from './rules';
 import { endSession, startSession, type SessionDeps, type StartedSession } from './sessions';
+import { deviceToken, isDeviceOf } from './device-cookie';
 import type { SignInLimiter } from './sign-in-limiter';
 
 export interface AuthDeps extends SessionDeps {
+  config: SessionDeps['config'] & Pick<GatewayConfig, 'IDENTITY_SECRET'>;
   limiter: SignInLimiter;
 }
 
@@ -48,28 +51,31 @@ export async function signUp(deps: SessionDeps, input: z.infer<typeof signUpBody
 }
 
 export type SignInResult =
-  | ({ ok: true } & SignedIn)
+  | ({ ok: true; deviceToken: string } & SignedIn)
   | { ok: false; reason: 'invalid_credentials' }
   | { ok: false; reason: 'rate_limited'; retryAfterS: number };
 
 /**
  * Checks the credentials and opens a session. An unknown e-mail and a wrong password get the same
  * answer after the same work. Attempts are limited per IP and per e-mail from one IP, and a
- * guessed e-mail backs off (SignInLimiter).
+ * guessed e-mail backs off (SignInLimiter) except on a device that signed in as it before (its
+ * `device` cookie, renewed by every success): others' failures cannot stop the owner.
  */
-export async function signIn(deps: AuthDeps, input: z.infer<typeof signInBody>, ip: string): Promise<SignInResult> {
+export async function signIn(deps: AuthDeps, input: z.infer<typeof signInBody>, ip: string, device?: string): Promise<SignInResult> {
   const email = normaliseEmail(input.email);
-  const attempt = await deps.limiter.attempt(ip, email);
+  const now = deps.clock();
+  const knownDevice = isDeviceOf(deps.config.IDENTITY_SECRET, device, email, now);
+  const attempt = await deps.limiter.attempt(ip, email, { knownDevice });
   if (!attempt.ok) return { ok: false, reason: 'rate_limited', retryAfterS: attempt.retryAfterS };
   const user = await deps.prisma.user.findUnique({ where: { email } });
   const valid = await verifyPassword(user?.passwordHash ?? null, input.password);
   if (!user || !valid) {
-    await deps.limiter.failed(email);
+    await deps.limiter.failed(ip, email);
     return { ok: false, reason: 'invalid_credentials' };
   }
   await deps.limiter.succeeded(ip, email);
-  const session = await deps.prisma.$transaction((tx) => startSession(tx, user.id, deps.clock(), deps.config.SESSION_TTL_DAYS));
-  return { ok: true, ...session, user: toSessionUser(user) };
+  const session = await deps.prisma.$transaction((tx) => startSession(tx, user.id, now, deps.config.SESSION_TTL_DAYS));
+  return { ok: true, ...session, user: toSessionUser(user), deviceToken: deviceToken(deps.config.IDENTITY_SECRET, email, now) };
 }
 
 /** Ends the session of this cookie value, if there is one. */

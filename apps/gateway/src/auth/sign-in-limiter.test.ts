@@ -24,7 +24,7 @@ function limiter(redis?: string, perEmailIp = 2, perIp = 3, perEmail = 100, back
 /** One sign-in attempt that fails (the wrong password), as signIn records it. */
 async function fail(limits: SignInLimiter, ip: string, email: string) {
   const decision = await limits.attempt(ip, email);
-  if (decision.ok) await limits.failed(email);
+  if (decision.ok) await limits.failed(ip, email);
   return decision;
 }
 
@@ -84,6 +84,34 @@ describe.each([
       if (!paused.ok) expect(paused.retryAfterS).toBeLessThanOrEqual(20);
       // other e-mails are not paused
       expect(await limits.attempt('10.1.0.5', 'someone-else@example.test')).toEqual({ ok: true });
+    } finally {
+      await limits.close();
+    }
+  });
+
+  it('the backoff counts distinct IPs: one IP failing again and again never pauses the e-mail for others', async () => {
+    const limits = limiter(redis, 10, 100, 1, 20);
+    expect(await limits.ready()).toBe(true);
+    try {
+      for (let i = 0; i < 10; i += 1) expect((await fail(limits, '10.2.0.1', 'one-ip@example.test')).ok).toBe(true);
+      expect(await limits.attempt('10.2.0.2', 'one-ip@example.test')).toEqual({ ok: true });
+      await limits.failed('10.2.0.2', 'one-ip@example.test'); // the 2nd IP is past the threshold of 1: paused
+      expect((await limits.attempt('10.2.0.3', 'one-ip@example.test')).ok).toBe(false);
+    } finally {
+      await limits.close();
+    }
+  });
+
+  it('three IPs with 10 failures each pause the e-mail, but not on a device that signed in as it before', async () => {
+    const limits = limiter(redis, 10, 100, 2, 20);
+    expect(await limits.ready()).toBe(true);
+    try {
+      for (const ip of ['10.3.0.1', '10.3.0.2', '10.3.0.3']) {
+        for (let i = 0; i < 10; i += 1) await fail(limits, ip, 'victim@example.test');
+      }
+      expect((await limits.attempt('10.3.0.9', 'victim@example.test')).ok).toBe(false);
+      expect(await limits.attempt('10.3.0.9', 'victim@example.test', { knownDevice: true })).toEqual({ ok: true });
+      await limits.succeeded('10.3.0.9', 'victim@example.test');
     } finally {
       await limits.close();
     }

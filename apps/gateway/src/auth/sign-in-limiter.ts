@@ -26,15 +26,18 @@ const UNBOUNDED = 1_000_000_000;
  * - per IP, and per e-mail from one IP: hard budgets. Every attempt takes a point from both up
  *   front (so parallel guesses cannot slip through) and a success gives them back: only failures
  *   count. A stranger spending an e-mail's budget from their IP blocks only their own IP.
- * - per e-mail across all IPs: a softer backoff. Past SIGN_IN_LIMIT_PER_EMAIL failures in the
- *   window, each further failure pauses the e-mail's attempts for BASE × 2^n seconds (at most
- *   SIGN_IN_BACKOFF_MAX_S): guessing from many IPs slows down, while the owner waits seconds at
- *   worst, never a lockout.
+ * - per e-mail across all IPs: a softer backoff counted in distinct IPs (one IP is already held by
+ *   its own budget). Once more than SIGN_IN_LIMIT_PER_EMAIL IPs failed for the e-mail in the
+ *   window, each further IP's first failure pauses the e-mail's attempts for BASE × 2^n seconds (at
+ *   most SIGN_IN_BACKOFF_MAX_S): guessing from many IPs slows down. The pause does not apply to a
+ *   device that signed in as the e-mail before (the sign-in device cookie): others' failures
+ *   cannot stop the owner.
  */
 export class SignInLimiter {
   private constructor(
     private readonly byIp: RateLimiterAbstract,
     private readonly byEmailIp: RateLimiterAbstract,
+    private readonly failedFrom: RateLimiterAbstract,
     private readonly emailFailures: RateLimiterAbstract,
     private readonly emailPause: RateLimiterAbstract,
     private readonly config: LimiterConfig,
@@ -50,6 +53,7 @@ export class SignInLimiter {
     return new SignInLimiter(
       counts.limiter('sign_in_ip', config.SIGN_IN_LIMIT_PER_IP, window),
       counts.limiter('sign_in_email_ip', config.SIGN_IN_LIMIT_PER_EMAIL_IP, window),
+      counts.limiter('sign_in_email_failed_ip', UNBOUNDED, window),
       counts.limiter('sign_in_email_failures', UNBOUNDED, window),
       counts.limiter('sign_in_email_pause', 1, 1),
       config,
@@ -64,10 +68,16 @@ export class SignInLimiter {
     return this.store.ready(timeoutMs);
   }
 
-  /** Refused while the e-mail is paused, or when the IP's or the e-mail-from-this-IP budget is spent; else takes a point of both. */
-  async attempt(ip: string, email: string): Promise<AttemptDecision> {
-    const paused = await this.pauseOf(email);
-    if (!paused.ok) return paused;
+  /**
+   * Refused while the e-mail is paused (unless `knownDevice`: the caller's browser signed in as
+   * this e-mail before), or when the IP's or the e-mail-from-this-IP budget is spent; else takes a
+   * point of both.
+   */
+  async attempt(ip: string, email: string, options: { knownDevice?: boolean } = {}): Promise<AttemptDecision> {
+    if (!options.knownDevice) {
+      const paused = await this.pauseOf(email);
+      if (!paused.ok) return paused;
+    }
     const byIp = await takePoint(this.byIp, ip, this.log);
     if (!byIp.ok) return byIp;
     const byEmailIp = await takePoint(this.byEmailIp, emailFromIp(ip, email), this.log);
@@ -81,9 +91,11 @@ export class SignInLimiter {
     await this.giveBack(this.byEmailIp, emailFromIp(ip, email));
   }
 
-  /** A wrong password for `email`: counts towards its backoff, and pauses it once past the threshold. */
-  async failed(email: string): Promise<void> {
+  /** A wrong password for `email` from `ip`: the IP's first failure counts towards the e-mail's backoff, and pauses it once past the threshold. */
+  async failed(ip: string, email: string): Promise<void> {
     try {
+      const fromIp = await this.failedFrom.consume(emailFromIp(ip, email), 1);
+      if (fromIp.consumedPoints > 1) return; // this IP was counted already in the window
       const counted = await this.emailFailures.consume(email, 1);
       const pauseS = backoffPauseS(counted.consumedPoints, this.config);
       if (pauseS > 0) await this.emailPause.block(email, pauseS);
@@ -118,7 +130,7 @@ export class SignInLimiter {
 const emailFromIp = (ip: string, email: string) => `${ip}|${email}`;
 
 /**
- * Seconds an e-mail is paused after its `failures`-th failure in the window: none up to the
+ * Seconds an e-mail is paused after its `failures`-th failing IP in the window: none up to the
  * threshold (SIGN_IN_LIMIT_PER_EMAIL), then BASE, 2 × BASE, 4 × BASE ... at most MAX.
  */
 export function backoffPauseS(

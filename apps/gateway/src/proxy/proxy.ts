@@ -1,7 +1,7 @@
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { parse as parseUrl } from 'node:url';
-import { signIdentityHeaders, writeProblem, type Identity } from '@pasar/service-kit';
+import { redactUrl, signIdentityHeaders, writeProblem, type Identity } from '@pasar/service-kit';
 import type { RequestHandler } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
@@ -102,7 +102,7 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
             return send(req, res, sent);
           }
           const failure = classifyProxyError(code, sent.upstream);
-          log.warn({ err: err.message, code, upstream: sent.upstream, path: req.url, requestId: sent.requestId }, 'proxy to upstream failed');
+          log.warn({ err: err.message, code, upstream: sent.upstream, path: redactUrl(req.url ?? ''), requestId: sent.requestId }, 'proxy to upstream failed');
           fail(req, res, failure.status, failure.code, failure.detail);
         },
       },

@@ -24,6 +24,12 @@ export const ROUTE_TABLE: readonly GatewayRoute[] = [
   { prefix: '/account/must-change-password', to: 'gateway', access: 'any' },
   { prefix: '/openapi.json', to: 'gateway', access: 'public' },
   { prefix: '/docs', to: 'gateway', access: 'public' },
+  // each service's dead letters (operators), served by that service (service-kit dead-letter-routes.ts)
+  { prefix: '/admin/dead-letters/gateway', to: 'gateway', access: 'admin' },
+  { prefix: '/admin/dead-letters/checkout', to: 'checkout', access: 'admin' },
+  { prefix: '/admin/dead-letters/b2b', to: 'b2b', access: 'admin' },
+  { prefix: '/admin/dead-letters/vendor', to: 'vendor', access: 'admin' },
+  { prefix: '/admin/dead-letters/admin', to: 'admin', access: 'admin' },
 
   // checkout
   { prefix: '/checkout', to: 'checkout', access: 'any' },

@@ -90,7 +90,8 @@ export const rejectVendorApplicationBody = z.object({ note: text(5000) }).strict
 
 // ---------------------------------------------------------------- carrier bookings (camelCase, spec)
 
-export const carrierBookingStatusSchema = z.enum(['success', 'pending_retry', 'failed']);
+/** `cancelled`: the shipment was cancelled while the booking was being retried; the retries stopped (lastError says why). */
+export const carrierBookingStatusSchema = z.enum(['success', 'pending_retry', 'failed', 'cancelled']);
 export type CarrierBookingStatus = z.infer<typeof carrierBookingStatusSchema>;
 
 /** Answer of POST /admin/shipments/{id}/book (spec). A failed or deferred booking is success=false with error. */
