@@ -1,4 +1,4 @@
-import { b2bReleaseRequests, b2bReserveRequests, checkoutOrderDetails } from './b2b';
+import { b2bCompanyReviewed, b2bReleaseRequests, b2bReserveRequests, checkoutOrderDetails } from './b2b';
 import {
   adminShipmentBooked,
   checkoutOrderCreated,
@@ -101,6 +101,7 @@ export const EVENT_GRANTS: readonly EventGrant[] = [
     consumers: [consumer('vendor', 'shipments-order-closed'), consumer('b2b', 'b2b-order-status')],
   },
   { event: adminShipmentBooked, publishers: ['admin'], consumers: [consumer('vendor', 'shipments-booked')] },
+  { event: b2bCompanyReviewed, publishers: ['b2b'], consumers: [] },
 ];
 
 /** Every rpc: the one service that answers it and who may ask. */
