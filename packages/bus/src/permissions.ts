@@ -37,6 +37,8 @@ export function natsPermissionsOf(user: BusUser, namespace: string): NatsPermiss
   publish.push(...grants.publishes.map((subject) => naming.subject(subject)));
   publish.push(...grants.calls.map((subject) => naming.subject(subject)));
   subscribe.push(...grants.answers.map((subject) => naming.subject(subject)));
+  publish.push(...grants.broadcasts.map((subject) => naming.subject(subject)));
+  subscribe.push(...grants.broadcasts.map((subject) => naming.subject(subject)));
   for (const owned of grants.owns) {
     const stream = naming.stream(owned);
     publish.push(`$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`);

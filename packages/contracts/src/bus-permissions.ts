@@ -119,6 +119,12 @@ export const RPC_GRANTS: readonly RpcGrant[] = [
   { rpc: b2bReleaseRequests, answerer: 'b2b', callers: ['checkout'] },
 ];
 
+/**
+ * Core NATS subjects (no stream) the instances of one service tell each other on: each instance
+ * publishes and subscribes. The gateway's session revocations (apps/gateway auth/revocations.ts).
+ */
+export const BROADCAST_GRANTS: readonly { subject: string; service: BusService }[] = [{ subject: 'gateway.session.revoked', service: 'gateway' }];
+
 /** The streams a user creates at start (the ones it owns). */
 export function streamsOwnedBy(user: BusUser): StreamName[] {
   return (Object.entries(STREAM_OWNERS) as [StreamName, BusService][]).filter(([, owner]) => owner === user).map(([stream]) => stream);
@@ -132,6 +138,8 @@ export interface BusGrants {
   consumes: { stream: StreamName; durable: string; filter: string }[];
   /** Rpc subjects it answers (with allow_responses). */
   answers: string[];
+  /** Core subjects its instances publish and subscribe to among themselves (BROADCAST_GRANTS). */
+  broadcasts: string[];
   /** Rpc subjects it asks. */
   calls: string[];
   /** Streams it creates and updates. */
@@ -153,7 +161,8 @@ export function busGrantsOf(user: BusUser): BusGrants {
   );
   const answers = RPC_GRANTS.filter((g) => g.answerer === user).map((g) => rpcSubjectOf(g.rpc));
   const calls = RPC_GRANTS.filter((g) => g.callers.includes(user)).map((g) => rpcSubjectOf(g.rpc));
-  return { publishes, consumes, answers, calls, owns: streamsOwnedBy(user) };
+  const broadcasts = BROADCAST_GRANTS.filter((g) => g.service === user).map((g) => g.subject);
+  return { publishes, consumes, answers, calls, broadcasts, owns: streamsOwnedBy(user) };
 }
 
 /**
@@ -172,6 +181,7 @@ export function renderBusPermissionTable(): string {
         )} |`,
     ),
     ...RPC_GRANTS.map((g) => `| \`${rpcSubjectOf(g.rpc)}\` | rpc | ${g.answerer} | ${list(g.callers)} |`),
+    ...BROADCAST_GRANTS.map((g) => `| \`${g.subject}\` | core, among its instances | ${g.service} | ${g.service} |`),
   ];
   const owners = (Object.entries(STREAM_OWNERS) as [StreamName, BusService][]).map(([stream, owner]) => `${stream}: ${owner}`).join(', ');
   return `${lines.join('\n')}\n\nStream owners (create and update the stream): ${owners}.\n`;
