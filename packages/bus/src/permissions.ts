@@ -93,9 +93,11 @@ export interface NatsAuthUser {
  * The nats-server `authorization` block for `users` (JSON, which the nats-server config format
  * accepts): NKey users only, no `no_auth_user`, so an anonymous connection is refused.
  */
-export function natsAuthorizationConfig(users: readonly NatsAuthUser[]): { authorization: { users: object[] } } {
+export function natsAuthorizationConfig(users: readonly NatsAuthUser[]): { authorization: { timeout: number; users: object[] } } {
   return {
     authorization: {
+      // seconds a client has to authenticate (default 2): a busy host's clients need longer
+      timeout: 10,
       users: users.map((user) => ({ nkey: user.publicKey, ...(user.permissions ? { permissions: user.permissions } : {}) })),
     },
   };
