@@ -1,9 +1,10 @@
 import { ConfigError, loadConfig } from '@pasar/service-kit';
+import { TEST_NATS_NKEY_SEED } from '@pasar/testkit';
 import { carriersFromConfig } from './carrier-bookings/carriers';
 import { DEV_LABEL_SIGNING_KEY, adminConfigSchema, parseRetryWaits } from './config';
 
 const load = (env: Record<string, string>) => loadConfig(adminConfigSchema, { NODE_ENV: 'test', ...env });
-const production = { NODE_ENV: 'production', IDENTITY_SECRET: 'x'.repeat(32) };
+const production = { NODE_ENV: 'production', IDENTITY_SECRET: 'x'.repeat(32), NATS_NKEY_SEED: TEST_NATS_NKEY_SEED };
 
 describe('admin config', () => {
   test('has local defaults: the schedule of DESIGN §5, carriers live, the dev label key', () => {

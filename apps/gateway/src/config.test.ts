@@ -1,4 +1,5 @@
 import { ConfigError, DEV_ADMIN_PASSWORD, DEV_IDENTITY_SECRET } from '@pasar/service-kit';
+import { TEST_NATS_NKEY_SEED } from '@pasar/testkit';
 import { loadGatewayConfig } from './config';
 
 const base = { NODE_ENV: 'development', IDENTITY_SECRET: 'x'.repeat(32) };
@@ -57,7 +58,7 @@ describe('gateway config', () => {
   it('refuses the public administrator password in production, naming ADMIN_PASSWORD', () => {
     const admin = { ADMIN_EMAIL: 'admin@pasar.local', ADMIN_PASSWORD: DEV_ADMIN_PASSWORD };
     expect(loadGatewayConfig({ ...base, ...admin }).ADMIN_PASSWORD).toBe(DEV_ADMIN_PASSWORD);
-    const production = { ...base, NODE_ENV: 'production' };
+    const production = { ...base, NODE_ENV: 'production', NATS_NKEY_SEED: TEST_NATS_NKEY_SEED };
     expect(() => loadGatewayConfig({ ...production, ...admin })).toThrow(/ADMIN_PASSWORD is the public development default/);
     expect(loadGatewayConfig({ ...production, ...admin, ADMIN_PASSWORD: 'a-password-of-our-own' }).ADMIN_PASSWORD).toBe('a-password-of-our-own');
   });
@@ -98,7 +99,7 @@ describe('gateway config', () => {
 
   it('reads the abuse limits as <count>/<window>, loose by default in development and test, strict otherwise', () => {
     expect(loadGatewayConfig(base).RATE_LIMIT_SIGN_UP).toEqual({ points: 2000, durationS: 60 });
-    const production = loadGatewayConfig({ ...base, NODE_ENV: 'production' });
+    const production = loadGatewayConfig({ ...base, NODE_ENV: 'production', NATS_NKEY_SEED: TEST_NATS_NKEY_SEED });
     expect(production.RATE_LIMIT_SIGN_UP).toEqual({ points: 10, durationS: 3600 });
     expect(production.RATE_LIMIT_VENDOR_APPLICATIONS).toEqual({ points: 5, durationS: 3600 });
     expect(loadGatewayConfig({ ...base, RATE_LIMIT_PAYMENT_NOTIFY: '5/30s', RATE_LIMIT_FAMILY_INVITES: '' })).toMatchObject({

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '@pasar/service-kit';
 import { DEV_IDENTITY_SECRET } from '@pasar/service-kit';
+import { TEST_NATS_NKEY_SEED } from '@pasar/testkit';
 import { notifierConfigSchema } from './config';
 
 describe('notifier config', () => {
@@ -40,6 +41,7 @@ describe('notifier config', () => {
     expect(() => loadConfig(notifierConfigSchema, { NODE_ENV: 'production' })).toThrow(/IDENTITY_SECRET/);
     expect(() => loadConfig(notifierConfigSchema, {})).toThrow(/IDENTITY_SECRET/);
     const secret = 'a-production-secret-of-32-chars!';
-    expect(loadConfig(notifierConfigSchema, { NODE_ENV: 'production', IDENTITY_SECRET: secret }).IDENTITY_SECRET).toBe(secret);
+    expect(() => loadConfig(notifierConfigSchema, { NODE_ENV: 'production', IDENTITY_SECRET: secret })).toThrow(/NATS_NKEY_SEED must be set/);
+    expect(loadConfig(notifierConfigSchema, { NODE_ENV: 'production', IDENTITY_SECRET: secret, NATS_NKEY_SEED: TEST_NATS_NKEY_SEED }).IDENTITY_SECRET).toBe(secret);
   });
 });

@@ -13,9 +13,12 @@ export function envelope<T>(type: string, data: T, id: string = randomUUID()): E
   return { id, type, source: 'e2e', occurredAt: new Date().toISOString(), data };
 }
 
-/** A NATS connection on the stack's namespace, for publishing events as a service would. */
-export async function connectBus(natsUrl: string, namespace: string): Promise<TestBus> {
-  return createTestBus('e2e', namespace, natsUrl);
+/**
+ * A NATS connection on the stack's namespace, for publishing events as a service would: on a stack
+ * with NATS users (useNatsUsers) pass `stack.natsSeeds[E2E_NATS_USER]`, the test's user with every permission.
+ */
+export async function connectBus(natsUrl: string, namespace: string, nkeySeed?: string): Promise<TestBus> {
+  return createTestBus('e2e', namespace, natsUrl, nkeySeed ? { nkeySeed } : undefined);
 }
 
 /**

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startStack, type ServiceName, type Stack, type StackOptions } from '@pasar/stack';
 import { startSmtpCatcher, uniqueNamespace, type SmtpCatcher } from '@pasar/testkit';
 import { ApiClient } from './http';
@@ -31,6 +34,20 @@ export function e2eReplicas(): number {
   return defaultReplicas;
 }
 
+/** The NATS user with every permission a test's own bus connects as on a stack with NATS users. */
+export const E2E_NATS_USER = 'e2e';
+
+/**
+ * Whether this test file's stacks run on a nats-server of their own with one NATS user per service
+ * and the contracts' permissions (docs/architecture.md "Bus permissions"); a file that runs another
+ * file's tests that way imports `./support/nats-users` before that file.
+ */
+let natsUsers = false;
+
+export function useNatsUsers(): void {
+  natsUsers = true;
+}
+
 /**
  * The whole stack on free ports, with a unique NATS namespace and schema prefix, and an in-process
  * SMTP server as the notifier's SMTP_URL. Set E2E_LOG=1 to see the services' output.
@@ -39,9 +56,12 @@ export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env
   const smtp = await startSmtpCatcher();
   const namespace = uniqueNamespace('e2e');
   const print = process.env.E2E_LOG === '1';
+  // its own nats-server: the store, seeds and config in a directory of this stack's own
+  const natsDir = natsUsers ? mkdtempSync(join(tmpdir(), 'pasar-e2e-nats-')) : undefined;
   let stack: Stack;
   try {
     stack = await startStack({
+      ...(natsDir ? { ownNats: { superuser: E2E_NATS_USER }, dataDir: natsDir } : {}),
       ports: 'free',
       replicas: options.replicas ?? defaultReplicas,
       namespace,
@@ -62,6 +82,7 @@ export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env
     });
   } catch (err) {
     await smtp.close();
+    if (natsDir) rmSync(natsDir, { recursive: true, force: true });
     throw err;
   }
   return {
@@ -78,6 +99,7 @@ export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env
     async stop() {
       await stack.stop({ dropData: true });
       await smtp.close();
+      if (natsDir) rmSync(natsDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { connect, headers as natsHeaders, type NatsConnection, type MsgHdrs } from '@nats-io/transport-node';
+import { connect, headers as natsHeaders, nkeyAuthenticator, type NatsConnection, type MsgHdrs } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import { Naming } from './naming';
+import { inboxPrefixOf } from './permissions';
 
 export const REQUEST_ID_HEADER = 'Pasar-Request-Id';
 
@@ -13,6 +14,16 @@ export interface BusOptions {
   /** The service name: the event `source`, the rpc queue group, the durable name prefix. */
   service: string;
   log: Logger;
+  /** The service's NATS credentials and TLS; absent: an anonymous connection (development and tests). */
+  auth?: BusAuth;
+}
+
+/** How a service proves who it is to NATS (NATS_NKEY_SEED) and checks the server (NATS_TLS_*). */
+export interface BusAuth {
+  /** The service's NKey user seed (`SU...`): the server config holds only its public key. */
+  nkeySeed?: string;
+  /** TLS: the CA that signed the server's certificate, and a client certificate and key when the server asks for one. */
+  tls?: { caFile?: string; certFile?: string; keyFile?: string };
 }
 
 /**
@@ -42,6 +53,10 @@ export class Bus {
       timeout: 2000,
       // no Error (with its stack) captured per request and publish: the relay and rpc make many
       noAsyncTraces: true,
+      // replies only under the service's own prefix: its NATS user may read nothing else (natsPermissionsOf)
+      inboxPrefix: inboxPrefixOf(options.service),
+      ...(options.auth?.nkeySeed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(options.auth.nkeySeed.trim())) } : {}),
+      ...(options.auth?.tls ? { tls: options.auth.tls } : {}),
     });
     const bus = new Bus(nc, jetstream(nc), jetstreamManager(nc), options);
     bus.watchStatus();
@@ -71,6 +86,9 @@ export class Bus {
       } else if (status.type === 'reconnect') {
         this.connected = true;
         this.log.info({ nats: status.type }, 'NATS reconnected');
+      } else if (status.type === 'error') {
+        // e.g. a permissions violation: something asked for more than the service's NATS user may do
+        this.log.error({ nats: status.type, err: String(status.error) }, 'NATS refused an operation');
       }
     }
   }

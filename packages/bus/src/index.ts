@@ -1,4 +1,14 @@
-export { Bus, REQUEST_ID_HEADER, type BusOptions } from './bus';
+export { Bus, REQUEST_ID_HEADER, type BusAuth, type BusOptions } from './bus';
+export {
+  createNatsUserKey,
+  inboxPrefixOf,
+  natsAuthorizationConfig,
+  natsPermissionsOf,
+  publicKeyOfSeed,
+  type NatsAuthUser,
+  type NatsPermissions,
+  type NatsUserKey,
+} from './permissions';
 export { Naming } from './naming';
 export { ensureStreams, deleteNamespaceStreams, type EnsureStreamsOptions } from './streams';
 export {

@@ -19,3 +19,4 @@ export * from './b2b';
 export * from './http/b2b';
 export * from './http/admin';
 export * from './http/dead-letters';
+export * from './bus-permissions';

@@ -20,7 +20,8 @@ export const identityCreateUser = defineRpc(
     email: z.email(),
     fullName: z.string().min(1).max(200),
     phone: z.string().max(40).nullish(),
-    role: roleSchema,
+    /** Never `admin`: administrators come only from the gateway's seed (ADMIN_EMAIL) or an operator command. */
+    role: roleSchema.exclude(['admin']),
     password: z.string().min(8).max(128),
     mustChangePassword: z.boolean().default(true),
     /**

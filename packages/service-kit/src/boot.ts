@@ -1,10 +1,11 @@
 import type { Subscription } from '@nats-io/transport-node';
 import { Bus, OutboxRelay, ensureStreams, migrateServiceSchema, startBusPruning, type RawSql, type RunningConsumer } from '@pasar/bus';
+import { streamsOwnedBy, type BusUser } from '@pasar/contracts';
 import { schemaFromUrl } from '@pasar/db';
 import type { Router } from 'express';
 import { Gauge } from 'prom-client';
 import type { Logger } from 'pino';
-import type { BaseConfig } from './config';
+import { busAuthOf, type BaseConfig } from './config';
 import { deadLetterRoutes } from './dead-letter-routes';
 import { createLogger } from './logger';
 import { leanRouter, type LeanRoute, type LeanRouter } from './lean';
@@ -83,8 +84,11 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
     const { applied } = await migrateServiceSchema({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir });
     if (applied.length) log.info({ applied }, 'migrations applied');
   }
-  const bus = await Bus.connect({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE, service: name, log });
-  await ensureStreams(bus, undefined, { replicas: config.NATS_STREAM_REPLICAS });
+  const auth = busAuthOf(config);
+  const bus = await Bus.connect({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE, service: name, log, auth });
+  // a NATS user may create only the streams its service owns (docs/architecture.md "Bus permissions");
+  // on an anonymous development NATS every service creates them all, so one service runs alone
+  await ensureStreams(bus, auth?.nkeySeed ? streamsOwnedBy(name as BusUser) : undefined, { replicas: config.NATS_STREAM_REPLICAS });
   const relay = new OutboxRelay({ bus, databaseUrl: config.DATABASE_URL, schema: schemaFromUrl(config.DATABASE_URL) });
   relay.start();
   const ctx: ServiceContext<C, P> = { name, config, prisma, bus, log, relay };

@@ -50,6 +50,16 @@ export const baseConfigSchema = z.object({
   BUS_PRUNE_INTERVAL: durationMs.default(3_600_000),
   /** Replicas of each JetStream stream: 1 on one NATS server, 3 on a NATS cluster (docs/deploy.md). */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /**
+   * The service's NKey user seed (`SU...`, made by `npm run nats:config`): its NATS user, whose
+   * permissions come from the contracts (docs/architecture.md "Bus permissions"). Required outside
+   * development and test; without it the connection is anonymous (a development NATS without auth).
+   */
+  NATS_NKEY_SEED: z.string().trim().startsWith('SU', 'NATS_NKEY_SEED must be an NKey user seed (it starts with SU)').optional(),
+  /** TLS to NATS: the CA file of the server's certificate; with a client certificate when the server asks for one. */
+  NATS_TLS_CA: z.string().min(1).optional(),
+  NATS_TLS_CERT: z.string().min(1).optional(),
+  NATS_TLS_KEY: z.string().min(1).optional(),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 
@@ -117,6 +127,31 @@ export function refusePublicDefaultsInProduction(secrets: DevSecrets) {
   };
 }
 
+/**
+ * A refinement (with ALWAYS) refusing, outside development and test, a service without NATS
+ * credentials: in production the bus is never used anonymously (fail closed).
+ */
+export function refuseAnonymousNatsInProduction<T>(config: T, ctx: z.core.$RefinementCtx<T>): void {
+  if (typeof config !== 'object' || config === null) return;
+  const values = config as Record<string, unknown>;
+  if (isDevelopmentEnv(values.NODE_ENV) || !unset(values.NATS_NKEY_SEED)) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['NATS_NKEY_SEED'],
+    message: `NATS_NKEY_SEED must be set: a service connects to NATS anonymously only in development and test (NODE_ENV is ${String(values.NODE_ENV)})`,
+  });
+}
+
+/** The bus credentials and TLS a config names (Bus.connect's `auth`), or undefined for an anonymous connection. */
+export function busAuthOf(config: Pick<BaseConfig, 'NATS_NKEY_SEED' | 'NATS_TLS_CA' | 'NATS_TLS_CERT' | 'NATS_TLS_KEY'>) {
+  const tls =
+    config.NATS_TLS_CA || config.NATS_TLS_CERT
+      ? { ...(config.NATS_TLS_CA ? { caFile: config.NATS_TLS_CA } : {}), ...(config.NATS_TLS_CERT ? { certFile: config.NATS_TLS_CERT } : {}), ...(config.NATS_TLS_KEY ? { keyFile: config.NATS_TLS_KEY } : {}) }
+      : undefined;
+  if (!config.NATS_NKEY_SEED && !tls) return undefined;
+  return { ...(config.NATS_NKEY_SEED ? { nkeySeed: config.NATS_NKEY_SEED } : {}), ...(tls ? { tls } : {}) };
+}
+
 /** Runs a refinement even when fields already failed, so one message names every bad variable. */
 export const ALWAYS = { when: () => true };
 
@@ -136,6 +171,7 @@ export function serviceConfigSchema<S extends z.ZodRawShape>(service: { port: nu
         DATABASE_URL: baseConfigSchema.shape.DATABASE_URL.default(`postgresql://postgres@127.0.0.1:5432/postgres?schema=${service.schema}`),
       })
       .extend(shape)
-      .superRefine(refusePublicDefaultsInProduction(secrets), ALWAYS),
+      .superRefine(refusePublicDefaultsInProduction(secrets), ALWAYS)
+      .superRefine(refuseAnonymousNatsInProduction, ALWAYS),
   );
 }

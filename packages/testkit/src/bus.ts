@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Bus, deleteNamespaceStreams, ensureStreams } from '@pasar/bus';
+import { Bus, createNatsUserKey, deleteNamespaceStreams, ensureStreams, type BusAuth } from '@pasar/bus';
 import pino from 'pino';
 
 export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -8,6 +8,12 @@ export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? process.env.NATS_URL ?
 export function uniqueNamespace(prefix = 't'): string {
   return `${prefix}${randomBytes(5).toString('hex')}`;
 }
+
+/**
+ * An NKey user seed for configs that must name one (NODE_ENV=production requires NATS_NKEY_SEED):
+ * fresh per test process, known to no server; a NATS without auth (the shared test NATS) ignores it.
+ */
+export const TEST_NATS_NKEY_SEED = createNatsUserKey().seed;
 
 export const silentLog = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
@@ -18,9 +24,9 @@ export interface TestBus {
   close(): Promise<void>;
 }
 
-/** A bus on the real NATS under a fresh namespace, with the streams created. */
-export async function createTestBus(service: string, namespace = uniqueNamespace(), natsUrl = TEST_NATS_URL): Promise<TestBus> {
-  const bus = await Bus.connect({ natsUrl, namespace, service, log: silentLog });
+/** A bus on the real NATS under a fresh namespace, with the streams created; `auth` for a NATS with users (a test's own superuser). */
+export async function createTestBus(service: string, namespace = uniqueNamespace(), natsUrl = TEST_NATS_URL, auth?: BusAuth): Promise<TestBus> {
+  const bus = await Bus.connect({ natsUrl, namespace, service, log: silentLog, ...(auth ? { auth } : {}) });
   await ensureStreams(bus);
   return {
     bus,

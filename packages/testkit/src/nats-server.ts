@@ -28,14 +28,23 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-/** A private `nats-server -js` on a free port (for outage tests); the binary must be on PATH. */
-export async function startOwnNatsServer(binary = process.env.NATS_SERVER_BIN ?? 'nats-server'): Promise<OwnNatsServer> {
+export interface OwnNatsServerOptions {
+  /** Default env NATS_SERVER_BIN, else nats-server on PATH. */
+  binary?: string;
+  /** A nats-server config file (`-c`), e.g. the generated users and permissions; port and store stay the flags'. */
+  configFile?: string;
+}
+
+/** A private `nats-server -js` on a free port (for outage and permission tests); the binary must be on PATH. */
+export async function startOwnNatsServer(options: OwnNatsServerOptions = {}): Promise<OwnNatsServer> {
+  const binary = options.binary ?? process.env.NATS_SERVER_BIN ?? 'nats-server';
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'pasar-nats-'));
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    child = spawn(binary, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], { stdio: 'ignore' });
+    const config = options.configFile ? ['-c', options.configFile] : [];
+    child = spawn(binary, [...config, '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], { stdio: 'ignore' });
     await waitFor(() => portOpen(port), 10000);
   };
   const stop = async () => {

@@ -63,7 +63,7 @@ function banner(stack: Stack, settings: LauncherSettings, demoLogins: string[], 
       (name) => `  ${name.padEnd(10)} ${stack.instances[name].map((i) => i.url).join(', ')}   schema ${stack.services[name].schema}`,
     ),
     `  ${'PostgreSQL'.padEnd(10)} ${redactUrl(stack.databaseUrl)}   (${stack.infrastructure.postgres})`,
-    `  ${'NATS'.padEnd(10)} ${redactUrl(stack.natsUrl)}   (${stack.infrastructure.nats}${stack.namespace ? `, namespace ${stack.namespace}` : ''})`,
+    `  ${'NATS'.padEnd(10)} ${redactUrl(stack.natsUrl)}   (${stack.infrastructure.nats}${stack.namespace ? `, namespace ${stack.namespace}` : ''}${Object.keys(stack.natsSeeds).length ? ', a user per service' : ', no auth'})`,
     '',
     `  ${bold('Admin login')}  ${stack.admin.email} / ${stack.admin.password}`,
   ];
@@ -84,7 +84,8 @@ function banner(stack: Stack, settings: LauncherSettings, demoLogins: string[], 
 
 /** Seeds the demo data through the services (rpc and the gateway), on its own NATS connection. */
 async function seedDemo(stack: Stack, password: string) {
-  const bus = await Bus.connect({ natsUrl: stack.natsUrl, namespace: stack.namespace, service: 'stack', log: pino({ level: 'silent' }) });
+  const seed = stack.natsSeeds.stack;
+  const bus = await Bus.connect({ natsUrl: stack.natsUrl, namespace: stack.namespace, service: 'stack', log: pino({ level: 'silent' }), ...(seed ? { auth: { nkeySeed: seed } } : {}) });
   try {
     return await seedDemoData({ bus, gatewayUrl: stack.gatewayUrl, admin: stack.admin, password });
   } finally {

@@ -31,6 +31,8 @@ export interface StartNatsOptions {
   binary?: string;
   log?: (line: string) => void;
   readyTimeoutMs?: number;
+  /** A nats-server config file (`-c`): the generated users and permissions (writeNatsAuth). */
+  configFile?: string;
 }
 
 export class NatsServerMissingError extends Error {
@@ -45,7 +47,7 @@ function waitForExit(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Runs `nats-server -js -sd <storeDir> -a 127.0.0.1 -p <port>` until stopped. */
+/** Runs `nats-server [-c <configFile>] -js -sd <storeDir> -a 127.0.0.1 -p <port>` until stopped. */
 export async function startNatsServer(options: StartNatsOptions): Promise<LocalNats> {
   const wanted = options.binary ?? 'nats-server';
   const binary = wanted.includes('/') ? wanted : findOnPath(wanted);
@@ -53,7 +55,8 @@ export async function startNatsServer(options: StartNatsOptions): Promise<LocalN
   const log = options.log ?? (() => undefined);
   const port = options.port ?? ((await portIsFree(4222)) ? 4222 : await freePort());
   mkdirSync(options.storeDir, { recursive: true });
-  const child = spawn(binary, ['-js', '-sd', options.storeDir, '-a', '127.0.0.1', '-p', String(port)], {
+  const config = options.configFile ? ['-c', options.configFile] : [];
+  const child = spawn(binary, [...config, '-js', '-sd', options.storeDir, '-a', '127.0.0.1', '-p', String(port)], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createTestBus, freePort } from '@pasar/testkit';
 import { silentSink, type LogSink } from './logs';
+import { BUS_SERVICES } from '@pasar/contracts';
 import { startNatsServer, type LocalNats } from './nats';
+import { writeNatsAuth } from './nats-auth';
 import { startLocalPostgres, type LocalPostgres } from './postgres';
 import { portIsFree, probeNats, probePostgres, sleep } from './probes';
 import { describeExit, ManagedProcess } from './process';
@@ -60,6 +62,13 @@ export interface StackOptions {
   readyTimeoutMs?: number;
   /** Where a started PostgreSQL (`pg/`), NATS (`nats/`) and the identity secret live. Default `<root>/.data`. */
   dataDir?: string;
+  /**
+   * Start a nats-server of its own on a free port even when one answers (its store under
+   * `<dataDir>/nats-<namespace>`, removed by stop with dropData). Like any nats-server the
+   * launcher starts, it runs with the generated users and permissions (writeNatsAuth);
+   * `superuser` adds a user with every permission (a test that publishes as any service).
+   */
+  ownNats?: { superuser?: string };
   /** Start PostgreSQL/NATS when the local defaults do not answer (default true). Configured URLs are never replaced. */
   startInfrastructure?: boolean;
   /** The local defaults tried when nothing is configured (default 127.0.0.1:5432 and :4222). */
@@ -117,6 +126,11 @@ export interface Stack {
   /** The shared database, without `?schema=`. */
   databaseUrl: string;
   natsUrl: string;
+  /**
+   * NKey seeds per NATS user (each service, `stack`, a superuser) when the launcher started the
+   * nats-server with users; empty on a NATS it found (development, no auth).
+   */
+  natsSeeds: Record<string, string>;
   namespace: string;
   schemaPrefix: string;
   schemas: Record<ServiceName, string>;
@@ -183,6 +197,8 @@ export function serviceEnvironment(input: {
   databaseUrl: string;
   schema: string;
   natsUrl: string;
+  /** The service's NATS_NKEY_SEED on a nats-server with users. */
+  natsSeed?: string;
   namespace: string;
   identitySecret: string;
   logLevel: string;
@@ -197,6 +213,7 @@ export function serviceEnvironment(input: {
     DATABASE_URL: databaseUrlForSchema(input.databaseUrl, input.schema),
     NATS_URL: input.natsUrl,
     NATS_NAMESPACE: input.namespace,
+    ...(input.natsSeed ? { NATS_NKEY_SEED: input.natsSeed } : {}),
     IDENTITY_SECRET: input.identitySecret,
     LOG_LEVEL: input.logLevel,
     MIGRATE_ON_START: 'true',
@@ -345,14 +362,34 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const bus = chooseUrl(options.natsUrl, baseEnv.NATS_URL, options.defaults?.natsUrl ?? DEFAULT_NATS_URL);
     let natsUrl = bus.url;
     let natsSource: NatsSource = bus.configured ? 'configured' : 'local';
-    const natsProbe = await probeNats(natsUrl);
-    if (!natsProbe.ok) {
-      if (bus.configured) throw new StackStartError(`NATS at ${redactUrl(natsUrl)} does not answer: ${natsProbe.error}`);
-      if (!startInfrastructure) throw new StackStartError(`no NATS answers at ${natsUrl} (${natsProbe.error})`);
-      say('stack', `no NATS at ${natsUrl} (${natsProbe.error}); starting nats-server with JetStream data in ${join(dataDir, 'nats')}`);
-      startedNats = await startNatsServer({ storeDir: join(dataDir, 'nats'), log: (line) => say('nats', line) });
+    let natsSeeds: Record<string, string> = {};
+    // a nats-server the launcher starts has one user per service with the contracts' permissions
+    const startOwnNats = async (storeDir: string, port?: number) => {
+      const auth = writeNatsAuth({
+        dir: join(dataDir, 'nats-auth'),
+        namespace,
+        users: [...BUS_SERVICES, 'stack'],
+        superusers: options.ownNats?.superuser ? [options.ownNats.superuser] : [],
+      });
+      natsSeeds = auth.seeds;
+      return startNatsServer({ storeDir, port, configFile: auth.configFile, log: (line) => say('nats', line) });
+    };
+    if (options.ownNats) {
+      const storeDir = join(dataDir, `nats-${namespace || 'plain'}`);
+      startedNats = await startOwnNats(storeDir, await freePort());
+      say('stack', `started nats-server with users on ${startedNats.url}, JetStream data in ${storeDir}`);
       natsUrl = startedNats.url;
       natsSource = 'started';
+    } else {
+      const natsProbe = await probeNats(natsUrl);
+      if (!natsProbe.ok) {
+        if (bus.configured) throw new StackStartError(`NATS at ${redactUrl(natsUrl)} does not answer: ${natsProbe.error}`);
+        if (!startInfrastructure) throw new StackStartError(`no NATS answers at ${natsUrl} (${natsProbe.error})`);
+        say('stack', `no NATS at ${natsUrl} (${natsProbe.error}); starting nats-server with users and JetStream data in ${join(dataDir, 'nats')}`);
+        startedNats = await startOwnNats(join(dataDir, 'nats'));
+        natsUrl = startedNats.url;
+        natsSource = 'started';
+      }
     }
 
     usedDatabaseUrl = databaseUrl;
@@ -392,7 +429,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     for (const { name, instance, port } of all) {
       const env = {
         ...inherited,
-        ...serviceEnvironment({ service: name, ports, port, instancePorts, databaseUrl, schema: schemas[name], natsUrl, namespace, identitySecret, logLevel, nodeEnv, admin }),
+        ...serviceEnvironment({
+          service: name,
+          ports,
+          port,
+          instancePorts,
+          databaseUrl,
+          schema: schemas[name],
+          natsUrl,
+          natsSeed: natsSeeds[name],
+          namespace,
+          identitySecret,
+          logLevel,
+          nodeEnv,
+          admin,
+        }),
         ...(options.sharedEnv ?? {}),
         ...(options.env?.[name] ?? {}),
       };
@@ -463,6 +514,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       replicas,
       databaseUrl,
       natsUrl,
+      natsSeeds,
       namespace,
       schemaPrefix,
       schemas,
@@ -477,11 +529,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
             if (schemaPrefix) {
               await dropSchemas(databaseUrl, Object.values(schemas)).catch((err: unknown) => say('stack', `dropping schemas failed: ${String(err)}`));
             }
-            if (namespace) {
+            // streams on a nats-server of the launcher's own go with its store (no service user may delete them)
+            if (namespace && !startedNats) {
               await deleteStreams(natsUrl, namespace).catch((err: unknown) => say('stack', `deleting streams failed: ${String(err)}`));
             }
           }
           await stopInfrastructure();
+          if (stopOptions.dropData && options.ownNats && startedNats) rmSync(startedNats.storeDir, { recursive: true, force: true });
           say('stack', 'stopped');
         })();
         return stopping;
@@ -491,9 +545,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await stopServices();
     if (options.dropDataOnFailure) {
       if (schemaPrefix && usedDatabaseUrl) await dropSchemas(usedDatabaseUrl, Object.values(schemas)).catch(() => undefined);
-      if (namespace && usedNatsUrl) await deleteStreams(usedNatsUrl, namespace).catch(() => undefined);
+      if (namespace && usedNatsUrl && !startedNats) await deleteStreams(usedNatsUrl, namespace).catch(() => undefined);
     }
     await stopInfrastructure();
+    if (options.dropDataOnFailure && options.ownNats && startedNats) rmSync(startedNats.storeDir, { recursive: true, force: true });
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import { signedHeaders } from '@pasar/testkit';
+import { signedHeaders, TEST_NATS_NKEY_SEED } from '@pasar/testkit';
 import request from 'supertest';
 import { useTestCheckout } from '../../test/checkout';
 import { DEV_PAYMENT_SECRETS } from '../config';
@@ -7,7 +7,7 @@ import { notificationSkey, type SignedNotificationFields } from './rules';
 
 /** A checkout configured for production: keys of its own, never the public sandbox ones. */
 const LIVE = { PAYMENT_MERCHANT_ID: 'shop_live', PAYMENT_VERIFY_KEY: 'live-verify-key-1', PAYMENT_SECRET_KEY: 'live-secret-key-1' };
-const t = useTestCheckout({ NODE_ENV: 'production', ...LIVE });
+const t = useTestCheckout({ NODE_ENV: 'production', NATS_NKEY_SEED: TEST_NATS_NKEY_SEED, ...LIVE });
 
 function signed(order: SeededOrder, merchantId: string, secretKey: string) {
   const fields: SignedNotificationFields = {

@@ -117,6 +117,16 @@ describe('identity rpc responders', () => {
         callRpc(world.peer.bus, identityCreateUser, { email: uniqueEmail(), fullName: 'Short', role: 'vendor', password: 'short', mustChangePassword: true }),
       ).rejects.toThrow(); // the caller's own contract check refuses before sending
     });
+
+    it('refuses role admin, even sent past the caller-side check, and creates nobody', async () => {
+      const email = uniqueEmail('would-be-admin');
+      const raw = { email, fullName: 'Not An Admin', role: 'admin', password: 'admin password 1', mustChangePassword: false };
+      expect(() => identityCreateUser.request.parse(raw)).toThrow();
+      const subject = world.peer.bus.naming.subject(identityCreateUser.subject);
+      const reply = (await world.peer.bus.nc.request(subject, JSON.stringify(raw), { timeout: 10_000 })).json<{ ok: boolean; code?: string }>();
+      expect(reply).toMatchObject({ ok: false, code: 'invalid_request' });
+      await request(gateway.url).post('/api/v1/auth/sign-in').send({ email, password: 'admin password 1' }).expect(401);
+    });
   });
 
   describe('rpc.identity.reset_password', () => {

@@ -62,11 +62,13 @@ describe('proxy', () => {
   let adminUser: SignedInUser;
   const password = 'correct horse battery';
 
-  async function createAndSignIn(role: 'vendor' | 'admin'): Promise<SignedInUser> {
-    const email = uniqueEmail(role);
-    await callRpc(world.peer.bus, identityCreateUser, { email, fullName: `A ${role}`, role, password, mustChangePassword: false });
+  async function createVendorAndSignIn(): Promise<SignedInUser> {
+    const email = uniqueEmail('vendor');
+    await callRpc(world.peer.bus, identityCreateUser, { email, fullName: 'A vendor', role: 'vendor', password, mustChangePassword: false });
     return signIn(gateway.url, email, password);
   }
+  // administrators come only from the seed (rpc.identity.create_user refuses role admin)
+  const adminEmail = uniqueEmail('admin');
 
   beforeAll(async () => {
     world = await createTestWorld();
@@ -80,10 +82,12 @@ describe('proxy', () => {
       B2B_URL: `http://127.0.0.1:${await freePort()}`, // nothing listens there
       UPSTREAM_TIMEOUT_MS: '500',
       CORS_ORIGINS: 'http://shop.example',
+      ADMIN_EMAIL: adminEmail,
+      ADMIN_PASSWORD: password,
     });
     customer = await signUp(gateway.url, uniqueEmail('customer'), password);
-    vendorUser = await createAndSignIn('vendor');
-    adminUser = await createAndSignIn('admin');
+    vendorUser = await createVendorAndSignIn();
+    adminUser = await signIn(gateway.url, adminEmail, password);
   });
   afterAll(async () => {
     await world.close();
