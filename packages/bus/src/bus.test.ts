@@ -577,6 +577,32 @@ describe('consumers', () => {
     expect(await prisma.parkedMessage.count({ where: { eventId: refused.id } })).toBe(0);
     expect(await replayParkedMessage(prisma, t.bus, 999999999)).toBe(false);
   });
+
+  test('a replay that fails again keeps the parked row with the new error, handled by this consumer only', async () => {
+    let calls = 0;
+    const c = consume(t.bus, {
+      name: 'still-refusing',
+      event: identityUserUpserted,
+      backoffMs: [50],
+      parking: prisma,
+      handler: async (data) => {
+        if (!data.email.startsWith('still')) return;
+        calls += 1;
+        throw new PermanentFailure(`refused ${calls}`);
+      },
+    });
+    running.push(c);
+    await c.ready;
+    const refused = envelopeOf({ ...userEvent(4), email: 'still@example.test' });
+    await t.bus.js.publish(t.bus.naming.subject(identityUserUpserted.type), JSON.stringify(refused), { msgID: refused.id });
+    await waitFor(async () => (await prisma.parkedMessage.count({ where: { eventId: refused.id } })) === 1, 10000);
+    const parked = await prisma.parkedMessage.findFirstOrThrow({ where: { eventId: refused.id } });
+    expect(await replayParkedMessage(prisma, t.bus, parked.id)).toBe(true);
+    expect(calls).toBe(2);
+    const after = await prisma.parkedMessage.findFirstOrThrow({ where: { eventId: refused.id } });
+    expect(after.error).toContain('refused 2');
+    expect(after.deliveries).toBe(parked.deliveries + 1);
+  });
 });
 
 /** Publishes an envelope on identityUserUpserted's subject (a second message id republishes the same event). */

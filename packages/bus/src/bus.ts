@@ -32,6 +32,12 @@ export interface BusAuth {
  */
 export class Bus {
   readonly naming: Naming;
+  /**
+   * The consumers of this process by durable name, each able to handle one parked message again
+   * in-process (replayParkedMessage): a replay then reaches only the consumer that parked it, and
+   * needs no permission to publish another service's event.
+   */
+  readonly replayers = new Map<string, (payload: string) => Promise<void>>();
   private closed = false;
 
   private constructor(

@@ -212,6 +212,16 @@ class MessageSettler<E extends EventContract> {
     return { msg, envelope, data, ctx };
   }
 
+  /**
+   * A parked message's delivery rebuilt from its stored payload, for a replay in this process
+   * (no JetStream message: nothing to ack). Throws when it still fails its contract.
+   */
+  replayedDelivery(payload: string): Delivery<E> {
+    const envelope = eventEnvelopeSchema.parse(JSON.parse(payload)) as EventEnvelope;
+    const data = this.options.event.data.parse(envelope.data) as EventData<E>;
+    return { msg: undefined as unknown as JsMsg, envelope, data, ctx: { envelope, requestId: undefined, deliveryCount: 1 } };
+  }
+
   /** Runs `work` for one message: ack on success, park on PermanentFailure, otherwise nak with backoff. */
   async settle(delivery: Delivery<E>, work: () => Promise<void>): Promise<void> {
     const { msg, envelope } = delivery;
@@ -387,6 +397,10 @@ function runDurable<E extends EventContract>(
 export function consume<E extends EventContract>(bus: Bus, options: ConsumerOptions<E>): RunningConsumer {
   const durable = bus.naming.durable(bus.service, options.name);
   const settler = new MessageSettler<E>(bus, durable, options);
+  bus.replayers.set(durable, async (payload) => {
+    const delivery = settler.replayedDelivery(payload);
+    await options.handler(delivery.data, delivery.ctx);
+  });
   return runDurable(bus, options, durable, async (msgs) => {
     for (const msg of msgs) {
       const envelope = await settler.envelopeOf(msg);
@@ -455,6 +469,8 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
     });
   };
 
+  // a replay runs through the inbox like a delivery: an event already handled is not handled twice
+  bus.replayers.set(durable, (payload) => handleTogether([settler.replayedDelivery(payload)]));
   return runDurable(bus, options, durable, async (msgs) => {
     const deliveries: Delivery<E>[] = [];
     const ignored: JsMsg[] = [];

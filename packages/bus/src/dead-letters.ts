@@ -77,19 +77,35 @@ export async function listParkedMessages(db: RawSql, page?: DeadLetterPage): Pro
 }
 
 /**
- * Publishes a parked message again to its subject (after the cause was fixed) and removes it from
- * the dead-letter table; if it fails again it is parked again. Every durable on the subject sees it
- * once more: consumers with an inbox ignore an event id they already handled. False when there is
- * no such row.
+ * Hands a parked message again to the consumer that parked it (after the cause was fixed) and
+ * removes it from the dead-letter table. When that consumer runs in this process it handles the
+ * message here, through its inbox (so an event already handled is not handled twice); should it
+ * fail again, the row stays with the new error. Otherwise the message is published again to its
+ * subject, which needs the permission to publish it (development). False when there is no such row.
  */
 export async function replayParkedMessage(db: RawSql, bus: Bus, id: bigint | number | string): Promise<boolean> {
-  const rows = await db.$queryRawUnsafe<{ subject: string; payload: string }[]>(
-    'SELECT subject, payload FROM parked_message WHERE id = $1::bigint',
+  const rows = await db.$queryRawUnsafe<{ consumer: string; subject: string; payload: string }[]>(
+    'SELECT consumer, subject, payload FROM parked_message WHERE id = $1::bigint',
     String(id),
   );
   if (rows.length === 0) return false;
-  // a fresh msgID: the original one may still be inside the stream's duplicate window
-  await bus.js.publish(rows[0].subject, rows[0].payload, { msgID: `replay-${randomUUID()}`, headers: bus.headers() });
+  const [row] = rows;
+  const replayer = bus.replayers.get(row.consumer);
+  if (replayer) {
+    try {
+      await replayer(row.payload);
+    } catch (err) {
+      await db.$executeRawUnsafe(
+        'UPDATE parked_message SET error = $2, deliveries = deliveries + 1 WHERE id = $1::bigint',
+        String(id),
+        String(err).slice(0, 2000),
+      );
+      return true;
+    }
+  } else {
+    // a fresh msgID: the original one may still be inside the stream's duplicate window
+    await bus.js.publish(row.subject, row.payload, { msgID: `replay-${randomUUID()}`, headers: bus.headers() });
+  }
   await db.$executeRawUnsafe('DELETE FROM parked_message WHERE id = $1::bigint', String(id));
   return true;
 }
