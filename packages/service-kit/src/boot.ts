@@ -5,6 +5,7 @@ import type { Router } from 'express';
 import { Gauge } from 'prom-client';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
+import { withDependency } from './dependencies';
 import { createLogger } from './logger';
 import { leanRouter, type LeanRoute, type LeanRouter } from './lean';
 import { createService, type RunningServer, type Service, type ServiceOptions } from './service';
@@ -79,10 +80,14 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
   const { name, config, prisma } = options;
   const log = options.log ?? createLogger(name, config.LOG_LEVEL);
   if (config.MIGRATE_ON_START) {
-    const { applied } = await migrateServiceSchema({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir });
+    const { applied } = await withDependency('DATABASE_URL', 'migrating the schema', () =>
+      migrateServiceSchema({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir }),
+    );
     if (applied.length) log.info({ applied }, 'migrations applied');
   }
-  const bus = await Bus.connect({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE, service: name, log });
+  const bus = await withDependency('NATS_URL', 'connecting to NATS', () =>
+    Bus.connect({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE, service: name, log }),
+  );
   await ensureStreams(bus, undefined, { replicas: config.NATS_STREAM_REPLICAS });
   const relay = new OutboxRelay({ bus, databaseUrl: config.DATABASE_URL, schema: schemaFromUrl(config.DATABASE_URL) });
   relay.start();

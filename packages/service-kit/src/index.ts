@@ -7,5 +7,6 @@ export * from './lifecycle';
 export * from './logger';
 export * from './validate';
 export * from './boot';
+export * from './dependencies';
 export * from './body';
 export * from './lean';
