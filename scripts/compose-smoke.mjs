@@ -270,7 +270,16 @@ async function upAndWait() {
     if (/^(1|true|yes)$/i.test(process.env.SMOKE_KEEP ?? '')) return say(`SMOKE_KEEP: the stack ${project} stays up (${compose.join(' ')} -p ${project} down -v)`);
     await composeRun(['down', '-v', '--remove-orphans', '--timeout', '20']);
   });
-  await composeMust(['up', '-d', '--no-build'], { timeoutMs: 10 * 60_000 });
+  // docker-compose v1 gives up on `up` when a dependency is not healthy yet (a slow start on a busy
+  // machine); the containers keep starting, so `up` again until it goes through
+  const deadline = Date.now() + 8 * 60_000;
+  for (;;) {
+    const up = await composeRun(['up', '-d', '--no-build'], { timeoutMs: 10 * 60_000 });
+    if (up.code === 0) break;
+    if (Date.now() > deadline) throw new Error(`compose up failed:\n${up.out.trim().split('\n').slice(-20).join('\n')}`);
+    say(`compose up: ${up.out.trim().split('\n').filter((line) => /ERROR|unhealthy/i.test(line)).join('; ')}; up again in 10 s`);
+    await sleep(10_000);
+  }
   await waitHealthy('compose up', 5 * 60_000);
   return { gateway: `http://127.0.0.1:${gatewayPort}`, mail: `http://127.0.0.1:${mailPort}`, nats: `nats://127.0.0.1:${natsPort}`, gatewayPort };
 }

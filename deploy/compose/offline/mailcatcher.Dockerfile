@@ -9,7 +9,8 @@ RUN cat /tmp/extra-ca/*.pem > /tmp/extra-ca.crt 2>/dev/null; \
  && NODE_EXTRA_CA_CERTS=/tmp/extra-ca.crt npm install --no-audit --no-fund --omit=dev smtp-server@3 mailparser@3 \
  && rm -rf /root/.npm /tmp/extra-ca /tmp/extra-ca.crt
 COPY mailcatcher.mjs ./
-RUN printf '#!/bin/sh\nexec node /opt/mailcatcher/mailcatcher.mjs "$@"\n' > /mailpit && chmod +x /mailpit
+# `/mailpit readyz` (the healthcheck) asks the HTTP API without loading the SMTP modules
+RUN printf '#!/bin/sh\nif [ "$1" = readyz ]; then exec node -e "fetch(\047http://127.0.0.1:8025/readyz\047).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"; fi\nexec node /opt/mailcatcher/mailcatcher.mjs "$@"\n' > /mailpit && chmod +x /mailpit
 USER node
 EXPOSE 1025 8025
 CMD ["/mailpit"]
