@@ -496,11 +496,10 @@ async function downLeavesNothing() {
 let exitCode = 0;
 try {
   await step('docker engine', ensureEngine);
+  // the stand-ins' builds (apt, npm) need the build machine's CAs as much as the services' do
+  passBuildMachineCAs();
   await step('third-party images', ensureThirdPartyImages);
-  await step('build the six images', async () => {
-    passBuildMachineCAs();
-    await buildServiceImages();
-  });
+  await step('build the six images', buildServiceImages);
   cleanups.push(async () => {
     await run(docker, ['image', 'rm', ...Object.keys(SERVICES).map((app) => `pasar-${app}:${tag}`)]);
   });
