@@ -1,21 +1,37 @@
 # One image recipe for the six Pasar services; the build argument APP picks the service. The build
 # context is the repository root (an npm workspaces monorepo):
-#   docker build --build-arg APP=checkout --build-arg PORT=4001 -t pasar-checkout .
-# docker-compose.yml builds each service this way.
+#   docker build --build-arg APP=checkout --build-arg PORT=4001 -t pasar-checkout:local .
+# docker-compose.yml builds each service this way. Works with the classic builder and BuildKit.
+#
+# Build arguments:
+#   APP         gateway | checkout | b2b | vendor | admin | notifier (required)
+#   PORT        the port the service listens on (its default: 8080, 4001 ... 4005)
+#   NODE_IMAGE  the Node 20 base of both stages (default node:20-bookworm-slim; where no container
+#               registry answers, deploy/compose/offline/build.sh makes pasar-local/node:20)
+# Extra CA certificates (a TLS-intercepting proxy between the build and the npm registry): PEM
+# files in deploy/compose/certs/*.pem are trusted by npm in the build stage only; the runtime
+# image never contains them (see deploy/compose/certs/README.md).
+#
+# The runtime stage holds one esbuild bundle of the service (its TypeScript, the workspace
+# packages and every pure-JS dependency, the generated Prisma client included), its migrations,
+# and a node_modules with only what cannot be bundled (native addons: @node-rs/argon2 for the
+# gateway). It runs as the user node and works with a read-only root filesystem given a writable
+# /tmp and /app/.data (docs/deploy.md "Containers").
 
-ARG APP
+ARG NODE_IMAGE=node:20-bookworm-slim
 
-FROM node:20-bookworm-slim AS base
-# Prisma's schema engine (migrations on start) needs OpenSSL, which the slim image lacks.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends openssl ca-certificates \
- && rm -rf /var/lib/apt/lists/*
-WORKDIR /app
-
-# Dependencies: only the manifests, so this layer is rebuilt when a package.json changes, not on
-# every source edit. Every workspace is listed so the install matches package-lock.json. The root
-# postinstall skips generating the Prisma clients here (no sources yet); `build` below does it.
-FROM base AS deps
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+ENV PASAR_SKIP_GENERATE=true \
+    TURBO_TELEMETRY_DISABLED=1 \
+    npm_config_update_notifier=false
+COPY deploy/compose/certs/ /tmp/extra-ca/
+# npm trusts them through NODE_EXTRA_CA_CERTS, set only when there are any (ca-env.sh)
+RUN (cat /tmp/extra-ca/*.pem > /tmp/extra-ca.crt) 2>/dev/null; \
+    printf 'if [ -s /tmp/extra-ca.crt ]; then export NODE_EXTRA_CA_CERTS=/tmp/extra-ca.crt; fi\n' > /tmp/ca-env.sh
+# Dependencies: the manifests (and packages/db's Prisma generator, linked as a bin by npm) only,
+# so this layer - the same for the six services - is rebuilt when a package.json changes, not on
+# every source edit. Every workspace is listed so the install matches package-lock.json.
 COPY package.json package-lock.json ./
 COPY scripts/postinstall.mjs scripts/
 COPY apps/admin/package.json apps/admin/
@@ -27,39 +43,43 @@ COPY apps/vendor/package.json apps/vendor/
 COPY packages/bus/package.json packages/bus/
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/db/package.json packages/db/
+COPY packages/db/bin packages/db/bin
 COPY packages/service-kit/package.json packages/service-kit/
 COPY packages/tax/package.json packages/tax/
 COPY packages/testkit/package.json packages/testkit/
 COPY tools/stack/package.json tools/stack/
 COPY e2e/package.json e2e/
 COPY bench/package.json bench/
-RUN npm install --no-audit --no-fund
-
-# Sources of this service and the shared packages; `build` generates its Prisma client.
-FROM deps AS build
+RUN . /tmp/ca-env.sh && npm install --no-audit --no-fund
+# Sources of this service and the shared packages; its Prisma client is generated, then the
+# service is bundled into /out (scripts/bundle-service.mjs).
 ARG APP
 RUN test -n "$APP" || (echo 'build with --build-arg APP=<gateway|checkout|b2b|vendor|admin|notifier>' >&2; exit 1)
 COPY tsconfig.base.json ./
 COPY packages packages
 COPY apps/${APP} apps/${APP}
-RUN npm run build -w @pasar/${APP}
+COPY scripts/bundle-service.mjs scripts/
+RUN . /tmp/ca-env.sh && npm run build -w @pasar/${APP} && node scripts/bundle-service.mjs ${APP} /out
 
-# Runtime: the service runs from TypeScript (node --import tsx), so it keeps the installed node_modules.
-FROM base AS runtime
+FROM ${NODE_IMAGE} AS runtime
 ARG APP
+# the service's port (compose and the Kubernetes base pass each service's own)
 ARG PORT=8080
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PASAR_APP=${APP} \
     PORT=${PORT}
-COPY --from=build /app/package.json /app/tsconfig.base.json ./
-COPY --from=build /app/node_modules node_modules
-COPY --from=build /app/packages packages
-COPY --from=build /app/apps/${APP} apps/${APP}
-# Writable data directory (local storage driver); the code itself stays read-only for `node`.
+WORKDIR /app
+COPY --from=build /out /app
+# the only writable place the service uses (local file storage); mount a volume or tmpfs on it
+# with a read-only root filesystem
 RUN mkdir .data && chown node:node .data
 USER node
 EXPOSE ${PORT}
-HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=5 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
-# exec: node is the process that receives `docker stop`'s SIGTERM and stops gracefully
-CMD ["sh", "-c", "exec node --import tsx apps/$PASAR_APP/src/main.ts"]
+# /readyz: migrations applied, database and NATS answer. The gateway serves it on its internal
+# listener (METRICS_PORT), the others on PORT (each service's default port when unset).
+HEALTHCHECK --interval=5s --timeout=5s --start-period=60s --retries=6 \
+  CMD ["node", "dist/healthcheck.js"]
+# node itself is PID 1's child under `docker run --init` / compose `init: true`, and stops
+# gracefully on docker stop's SIGTERM
+CMD ["node", "dist/main.js"]

@@ -7,6 +7,7 @@ import { Gauge } from 'prom-client';
 import type { Logger } from 'pino';
 import { busAuthOf, type BaseConfig } from './config';
 import { deadLetterRoutes } from './dead-letter-routes';
+import { withDependency } from './dependencies';
 import { createLogger } from './logger';
 import { leanRouter, type LeanRoute, type LeanRouter } from './lean';
 import { createService, type RunningServer, type Service, type ServiceOptions } from './service';
@@ -81,11 +82,15 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
   const { name, config, prisma } = options;
   const log = options.log ?? createLogger(name, config.LOG_LEVEL);
   if (config.MIGRATE_ON_START) {
-    const { applied } = await migrateServiceSchema({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir });
+    const { applied } = await withDependency('DATABASE_URL', 'migrating the schema', () =>
+      migrateServiceSchema({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir }),
+    );
     if (applied.length) log.info({ applied }, 'migrations applied');
   }
   const auth = busAuthOf(config);
-  const bus = await Bus.connect({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE, service: name, log, auth });
+  const bus = await withDependency('NATS_URL', 'connecting to NATS', () =>
+    Bus.connect({ natsUrl: config.NATS_URL, namespace: config.NATS_NAMESPACE, service: name, log, auth }),
+  );
   // a NATS user may create only the streams its service owns (docs/architecture.md "Bus permissions");
   // on an anonymous development NATS every service creates them all, so one service runs alone
   await ensureStreams(bus, auth?.nkeySeed ? streamsOwnedBy(name as BusUser) : undefined, { replicas: config.NATS_STREAM_REPLICAS });

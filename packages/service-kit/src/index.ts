@@ -7,6 +7,7 @@ export * from './lifecycle';
 export * from './logger';
 export * from './validate';
 export * from './boot';
+export * from './dependencies';
 export * from './body';
 export * from './lean';
 export * from './dead-letter-routes';

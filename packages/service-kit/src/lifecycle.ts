@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { ConfigError } from './config';
+import { DependencyError } from './dependencies';
 
 type Closer = { name: string; close: () => Promise<unknown> | unknown };
 
@@ -37,7 +38,7 @@ export function runMain(name: string, boot: () => Promise<{ log: Logger; closers
       process.once('SIGINT', () => void stop('SIGINT'));
     })
     .catch((err: unknown) => {
-      if (err instanceof ConfigError) console.error(`${name}: ${err.message}`);
+      if (err instanceof ConfigError || err instanceof DependencyError) console.error(`${name}: ${err.message}`);
       else console.error(`${name} failed to start:`, err);
       process.exit(1);
     });

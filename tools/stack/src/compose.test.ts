@@ -1,8 +1,9 @@
 /**
- * Docker cannot run on the build machine, so this test is the check of docker-compose.yml and the
- * one Dockerfile: every app built from it with its APP argument, its port, schema, env,
- * healthcheck and start order; secrets only from .env with no default; only the gateway and
- * Mailpit's UI publish a port; everything else on the internal network.
+ * The static check of docker-compose.yml and the one Dockerfile: every app built from it with its
+ * APP argument, its port, schema, env, healthcheck and start order; secrets only from .env with no
+ * default; only the gateway and Mailpit's UI publish a port; everything else on the internal
+ * network; third-party images from variables defaulting to upstream. `npm run compose:smoke`
+ * (scripts/compose-smoke.mjs) builds the images and runs the stack.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -120,7 +121,7 @@ function escapeRegExp(text: string): string {
 describe('docker-compose.yml infrastructure', () => {
   test('postgres 16 with the password from .env, the pasar database and pg_isready', () => {
     const postgres = service('postgres');
-    expect(postgres.image).toMatch(/^postgres:16/);
+    expect(postgres.image).toBe('${POSTGRES_IMAGE:-postgres:16}');
     expect(envOf('postgres').POSTGRES_DB).toBe('pasar');
     expect(envOf('postgres').POSTGRES_PASSWORD).toMatch(requiredFromEnv('POSTGRES_PASSWORD'));
     expect(commandText(postgres.healthcheck?.test)).toContain('pg_isready');
@@ -128,7 +129,7 @@ describe('docker-compose.yml infrastructure', () => {
 
   test('nats 2.10 with JetStream, a store dir and a monitoring healthcheck', () => {
     const nats = service('nats');
-    expect(nats.image).toMatch(/^nats:2\.10/);
+    expect(nats.image).toBe('${NATS_IMAGE:-nats:2.10-alpine}');
     const command = commandText(nats.command).split(/\s+/);
     expect(command).toEqual(expect.arrayContaining(['-js', '-sd', '-m', '8222']));
     expect(commandText(nats.healthcheck?.test)).toContain('8222/healthz');
@@ -136,8 +137,8 @@ describe('docker-compose.yml infrastructure', () => {
 
   test("mailpit publishes only its UI on 8025 (SMTP stays on the internal network)", () => {
     const mailpit = service('mailpit');
-    expect(mailpit.image).toMatch(/^axllent\/mailpit/);
-    expect(mailpit.ports).toEqual(['8025:8025']);
+    expect(mailpit.image).toBe('${MAIL_IMAGE:-axllent/mailpit}');
+    expect(mailpit.ports).toEqual(['${MAIL_UI_PORT:-8025}:8025']);
     expect(networksOf('mailpit')).toContain('backend');
     expect(mailpit.healthcheck?.test).toBeDefined();
   });
@@ -150,7 +151,7 @@ describe('docker-compose.yml production defaults', () => {
       .map(([name]) => name)
       .sort();
     expect(publishing).toEqual(['gateway', 'mailpit']);
-    expect(service('gateway').ports).toEqual(['8080:8080']);
+    expect(service('gateway').ports).toEqual(['${GATEWAY_PORT:-8080}:8080']);
   });
 
   test('every service sits on the internal backend network; PostgreSQL and NATS only there', () => {
@@ -201,13 +202,17 @@ describe.each(APPS)('docker-compose.yml service $name', ({ name, port, schema })
     const build = service(name).build;
     expect(build?.context).toBe('.');
     expect(build?.dockerfile).toBe('Dockerfile');
-    expect(build?.args).toEqual({ APP: name, PORT: String(port) });
+    expect(build?.args).toEqual({ APP: name, PORT: String(port), NODE_IMAGE: '${NODE_IMAGE:-node:20-bookworm-slim}' });
+    expect(service(name).image).toBe(`pasar-${name}:\${PASAR_TAG:-local}`);
     expect(existsSync(join(ROOT, 'apps', name, 'src', 'main.ts'))).toBe(true);
   });
 
-  test('checks /healthz and runs under an init process', () => {
-    expect(commandText(service(name).healthcheck?.test)).toContain('/healthz');
-    expect((service(name) as { init?: boolean }).init).toBe(true);
+  test("checks the image's /readyz, runs under an init process on a read-only root filesystem", () => {
+    expect(commandText(service(name).healthcheck?.test)).toBe('CMD node dist/healthcheck.js');
+    const definition = service(name) as { init?: boolean; read_only?: boolean; tmpfs?: string[] };
+    expect(definition.init).toBe(true);
+    expect(definition.read_only).toBe(true);
+    expect(definition.tmpfs).toEqual(['/tmp', '/app/.data:uid=1000,gid=1000']);
   });
 
   test('waits for healthy postgres and nats', () => {
@@ -261,48 +266,56 @@ describe('Dockerfile (one for the six services)', () => {
     for (const app of APPS) expect(existsSync(join(ROOT, 'apps', app.name, 'Dockerfile'))).toBe(false);
   });
 
-  test('is a multi-stage build on node:20-bookworm-slim, parameterised by APP', () => {
-    const stages = dockerfile.match(/^FROM\s+\S+/gm) ?? [];
-    expect(stages.length).toBeGreaterThanOrEqual(2);
-    expect(dockerfile).toMatch(/^FROM node:20-bookworm-slim\b/m);
+  test('is a multi-stage build on NODE_IMAGE (default node:20-bookworm-slim), parameterised by APP', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+    expect(dockerfile.match(/^FROM \$\{NODE_IMAGE\} AS \w+$/gm)).toHaveLength(2);
     expect(dockerfile).toMatch(/^ARG APP$/m);
     // no service is named in the recipe itself, beyond the manifests every install needs
     const instructions = dockerfile.split('\n').filter((line) => !line.startsWith('#') && !/^COPY apps\/[a-z0-9]+\/package\.json apps\/[a-z0-9]+\/$/.test(line));
     for (const app of APPS) expect(instructions.filter((line) => line.includes(`apps/${app.name}`))).toEqual([]);
   });
 
-  test('installs from the lockfile and every workspace manifest', () => {
+  test('installs from the lockfile and every workspace manifest, with the Prisma generator bin', () => {
     expect(dockerfile).toMatch(/^COPY package\.json package-lock\.json \.\/$/m);
     for (const dir of workspaceDirs()) {
       expect(dockerfile).toMatch(new RegExp(`^COPY ${escapeRegExp(dir)}/package\\.json `, 'm'));
     }
+    // npm links packages/db's bin (the schemas' datamodel generator) during the install
+    expect(dockerfile).toMatch(/^COPY packages\/db\/bin packages\/db\/bin$/m);
     // the root postinstall runs during the install: its script must be in the layer
     const { scripts } = JSON.parse(readText('package.json')) as { scripts: Record<string, string> };
     const postinstall = /scripts\/\S+\.mjs/.exec(scripts.postinstall ?? '')?.[0];
     if (postinstall) expect(dockerfile).toMatch(new RegExp(`^COPY ${escapeRegExp(postinstall)} `, 'm'));
-    expect(dockerfile).toMatch(/^RUN npm install --no-audit --no-fund$/m);
+    expect(dockerfile).toMatch(/^RUN \. \/tmp\/ca-env\.sh && npm install --no-audit --no-fund$/m);
   });
 
-  test('copies and builds the workspace named by APP', () => {
+  test('generates the Prisma client of APP and bundles it (scripts/bundle-service.mjs)', () => {
     for (const app of APPS) {
       const manifest = JSON.parse(readText(`apps/${app.name}/package.json`)) as { name: string };
       expect(manifest.name).toBe(`@pasar/${app.name}`);
     }
     expect(dockerfile).toMatch(/^COPY apps\/\$\{APP\} apps\/\$\{APP\}$/m);
-    expect(dockerfile).toMatch(/^RUN npm run build -w @pasar\/\$\{APP\}$/m);
+    expect(dockerfile).toMatch(/^RUN \. \/tmp\/ca-env\.sh && npm run build -w @pasar\/\$\{APP\} && node scripts\/bundle-service\.mjs \$\{APP\} \/out$/m);
+    expect(existsSync(join(ROOT, 'scripts', 'bundle-service.mjs'))).toBe(true);
   });
 
-  test('runs as node in production, exposes PORT and checks its health', () => {
-    expect(dockerfile).toMatch(/^USER node$/m);
-    expect(dockerfile).toMatch(/^EXPOSE \$\{PORT\}$/m);
-    expect(dockerfile).toMatch(/NODE_ENV=production/);
-    expect(dockerfile).toMatch(/^HEALTHCHECK /m);
-    expect(dockerfile).toContain("'http://127.0.0.1:'+process.env.PORT+'/healthz'");
+  test('the runtime stage holds the bundle only, runs it as node in production and checks /readyz', () => {
+    const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
+    expect(runtime).toMatch(/^COPY --from=build \/out \/app$/m);
+    // no CA certificate, source tree or build-time node_modules reaches the runtime stage
+    expect(runtime).not.toMatch(/extra-ca|^COPY (?!--from=build \/out)/m);
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toMatch(/^EXPOSE \$\{PORT\}$/m);
+    expect(runtime).toMatch(/NODE_ENV=production/);
+    expect(runtime).toMatch(/PASAR_APP=\$\{APP\}/);
+    expect(runtime).toMatch(/^HEALTHCHECK [\s\S]*CMD \["node", "dist\/healthcheck\.js"\]$/m);
+    expect(runtime).toContain('CMD ["node", "dist/main.js"]');
   });
 
-  test('starts the service named by APP with node --import tsx (one process, gets the signals)', () => {
-    expect(dockerfile).toContain('CMD ["sh", "-c", "exec node --import tsx apps/$PASAR_APP/src/main.ts"]');
-    expect(dockerfile).toMatch(/PASAR_APP=\$\{APP\}/);
+  test('takes extra CA certificates from deploy/compose/certs in the build stage', () => {
+    expect(dockerfile).toMatch(/^COPY deploy\/compose\/certs\/ \/tmp\/extra-ca\/$/m);
+    expect(existsSync(join(ROOT, 'deploy', 'compose', 'certs', 'README.md'))).toBe(true);
+    expect(readText('.gitignore')).toMatch(/^deploy\/compose\/certs\/\*\.pem$/m);
   });
 });
 

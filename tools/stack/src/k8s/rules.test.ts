@@ -131,7 +131,7 @@ describe('workloadProblems', () => {
     const image = broken(production, 'Job', 'admin-migrate', (j) => (container(j).image = 'registry.example.com/pasar/pasar-admin:0.0.9'));
     expect(workloadProblems(image, expectations)).toEqual([expect.stringMatching(/Job\/admin-migrate: image .*0\.0\.9 is not the service's/)]);
     const command = broken(production, 'Job', 'admin-migrate', (j) => (container(j).command = ['node', 'apps/admin/src/main.ts']));
-    expect(workloadProblems(command, expectations)).toEqual(['Job/admin-migrate: does not run the migrations entry (migrate-main.ts)']);
+    expect(workloadProblems(command, expectations)).toEqual(['Job/admin-migrate: does not run the migrations entry (dist/migrate.js)']);
     const database = broken(production, 'Job', 'admin-migrate', (j) => (envOf(j, 'DATABASE_URL').valueFrom.secretKeyRef.name = 'pasar-checkout'));
     expect(workloadProblems(database, expectations)).toEqual(["Job/admin-migrate: DATABASE_URL is not the service's"]);
     const root = broken(production, 'Job', 'admin-migrate', (j) => (j.spec.template.spec.securityContext.runAsUser = 0));

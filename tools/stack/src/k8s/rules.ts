@@ -224,7 +224,7 @@ function securityProblems(where: string, pod: IPodSpec, container: IContainer, r
   if (context.privileged) problems.push(`${where}: privileged`);
   const tmp = container.volumeMounts?.find((mount) => mount.mountPath === '/tmp');
   const tmpVolume = tmp && pod.volumes?.find((volume) => volume.name === tmp.name);
-  if (!tmpVolume?.emptyDir || tmp?.readOnly) problems.push(`${where}: no writable emptyDir at /tmp (the read-only root needs one for tsx's cache)`);
+  if (!tmpVolume?.emptyDir || tmp?.readOnly) problems.push(`${where}: no writable emptyDir at /tmp (the read-only root needs one)`);
   return problems;
 }
 
@@ -302,7 +302,8 @@ function migrationJobProblems(objects: K8sObject[], app: AppSpec, serviceContain
   if (!container) return [`${where}: no container`];
   const problems: Problem[] = [];
   if (container.image !== serviceContainer.image) problems.push(`${where}: image ${container.image} is not the service's ${serviceContainer.image}`);
-  if (!container.command?.some((part) => part.endsWith('migrate-main.ts'))) problems.push(`${where}: does not run the migrations entry (migrate-main.ts)`);
+  // the image's bundle of packages/service-kit/src/migrate-main.ts (scripts/bundle-service.mjs)
+  if (!container.command?.some((part) => part === 'dist/migrate.js')) problems.push(`${where}: does not run the migrations entry (dist/migrate.js)`);
   const jobDatabase = JSON.stringify(envVar(container, 'DATABASE_URL')?.valueFrom);
   if (jobDatabase === undefined || jobDatabase !== JSON.stringify(envVar(serviceContainer, 'DATABASE_URL')?.valueFrom)) {
     problems.push(`${where}: DATABASE_URL is not the service's`);

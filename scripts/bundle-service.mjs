@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+// Bundles one service for its container image (the Dockerfile's build stage runs it after the
+// service's `npm run build` has generated its Prisma client):
+//   node scripts/bundle-service.mjs <gateway|checkout|b2b|vendor|admin|notifier> <outDir>
+// <outDir> becomes the image's /app:
+//   dist/main.js          the service, the workspace packages and every pure-JS dependency
+//                         (the generated Prisma client and its runtime included), one CommonJS file
+//   dist/migrate.js       applies the migrations and exits (packages/service-kit/src/migrate-main.ts)
+//   dist/healthcheck.js   the image's HEALTHCHECK: GET /readyz
+//   prisma/migrations/    the service's migrations   (its code reads <dist>/../prisma/migrations)
+//   migrations/           @pasar/bus's migrations    (<dist>/../migrations)
+//   dist/assets/          the gateway's API reference page files (<dist>/assets)
+//   node_modules/         only what cannot be bundled: native addons, installed by npm from the
+//                         versions in package-lock.json, and Scalar's browser bundle (a file the
+//                         gateway serves at /docs)
+// Why a bundle rather than tsc per package: the workspace packages export TypeScript sources, and
+// a pruned production install would still bring each dependency's whole package (Prisma's CLI and
+// engines, typings, the other services' dependencies); one esbuild file keeps the runtime to the
+// code that runs, starts fast (one file to read) and leaves a node_modules of a few megabytes.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const SERVICES = { gateway: 8080, checkout: 4001, b2b: 4002, vendor: 4003, admin: 4004, notifier: 4005 };
+/** Packages left out of the bundle and installed into node_modules: native addons. */
+const NATIVE = ['@node-rs/argon2'];
+/** Optional requires that are never installed (pg's native binding); left as `require` calls that throw. */
+const NEVER_INSTALLED = ['pg-native'];
+
+const [app, outArg] = process.argv.slice(2);
+if (!(app in SERVICES) || !outArg) {
+  console.error(`usage: node scripts/bundle-service.mjs <${Object.keys(SERVICES).join('|')}> <outDir>`);
+  process.exit(2);
+}
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const appDir = join(root, 'apps', app);
+const out = resolve(outArg);
+rmSync(out, { recursive: true, force: true });
+mkdirSync(join(out, 'dist'), { recursive: true });
+
+const appRequire = createRequire(join(appDir, 'package.json'));
+const appDeps = Object.keys(JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')).dependencies ?? {});
+const native = NATIVE.filter((name) => appDeps.includes(name));
+
+const result = await build({
+  // main.js: the service; migrate.js: the migration Job's entry (deploy/k8s), run as
+  // `node dist/migrate.js prisma/migrations`
+  entryPoints: [
+    { in: join(appDir, 'src', 'main.ts'), out: 'main' },
+    { in: join(root, 'packages', 'service-kit', 'src', 'migrate-main.ts'), out: 'migrate' },
+  ],
+  outdir: join(out, 'dist'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  external: [...native, ...NEVER_INSTALLED],
+  // class and function names stay: errors, logs and Prisma's error classes use them
+  keepNames: true,
+  minifySyntax: true,
+  minifyWhitespace: true,
+  legalComments: 'none',
+  sourcemap: false,
+  metafile: true,
+  logLevel: 'warning',
+  // CommonJS dependencies that read import.meta.url through tsx-style ESM get the file's URL
+  define: { 'import.meta.url': 'importMetaUrl' },
+  banner: { js: 'const importMetaUrl = require("url").pathToFileURL(__filename).href;' },
+});
+
+writeFileSync(
+  join(out, 'dist', 'healthcheck.js'),
+  `// the image's HEALTHCHECK: /readyz on the ops port (the gateway's METRICS_PORT) or PORT
+const port = ${app === 'gateway' ? 'process.env.METRICS_PORT || ' : ''}process.env.PORT || ${SERVICES[app]};
+fetch('http://127.0.0.1:' + port + '${app === 'gateway' ? "' + (process.env.METRICS_PORT ? '/readyz' : '/healthz')" : "/readyz'"}, { signal: AbortSignal.timeout(4000) })
+  .then((res) => process.exit(res.ok ? 0 : 1))
+  .catch(() => process.exit(1));
+`,
+);
+
+cpSync(join(appDir, 'prisma', 'migrations'), join(out, 'prisma', 'migrations'), { recursive: true });
+cpSync(join(root, 'packages', 'bus', 'migrations'), join(out, 'migrations'), { recursive: true });
+// the native addons at the versions the monorepo's install resolved (package-lock.json)
+const dependencies = Object.fromEntries(native.map((name) => [name, JSON.parse(readFileSync(appRequire.resolve(`${name}/package.json`), 'utf8')).version]));
+writeFileSync(join(out, 'package.json'), `${JSON.stringify({ name: `@pasar/${app}-image`, private: true, dependencies }, null, 2)}\n`);
+if (native.length) {
+  execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock', '--prefer-offline'], { cwd: out, stdio: 'inherit' });
+}
+
+// after npm install, which would remove a package it did not install
+if (app === 'gateway') {
+  cpSync(join(appDir, 'src', 'docs', 'assets'), join(out, 'dist', 'assets'), { recursive: true });
+  const scalar = join('@scalar', 'api-reference', 'dist', 'browser', 'standalone.js');
+  const scalarFile = appRequire.resolve.paths(scalar).map((dir) => join(dir, scalar)).find((file) => existsSync(file));
+  if (scalarFile) {
+    mkdirSync(dirname(join(out, 'node_modules', scalar)), { recursive: true });
+    cpSync(scalarFile, join(out, 'node_modules', scalar));
+  }
+}
+
+const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+const bundleBytes = statSync(join(out, 'dist', 'main.js')).size;
+const inputs = Object.keys(result.metafile.inputs).length;
+console.log(`bundle-service: ${app}: dist/main.js ${mb(bundleBytes)} from ${inputs} files; external: ${[...native, ...NEVER_INSTALLED].join(', ')}; out ${relative(process.cwd(), out) || out}`);

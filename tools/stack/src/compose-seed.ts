@@ -1,0 +1,38 @@
+/**
+ * Seeds the demo data of `npm start` (tools/stack/src/seed.ts) into a docker compose stack, so the
+ * README's curl walkthrough runs against it. `npm run compose:smoke` runs it with the stack's NATS
+ * published on 127.0.0.1 by deploy/compose/smoke.yml:
+ *   NATS_URL=nats://127.0.0.1:14222 GATEWAY_URL=http://127.0.0.1:8080 ADMIN_EMAIL=... \
+ *   ADMIN_PASSWORD=... DEMO_PASSWORD=... npx tsx tools/stack/src/compose-seed.ts
+ * Prints the seed's result as one JSON line.
+ */
+import { Bus } from '@pasar/bus';
+import pino from 'pino';
+import { seedDemoData } from './seed';
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`compose-seed: set ${name}`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const bus = await Bus.connect({ natsUrl: required('NATS_URL'), namespace: '', service: 'stack', log: pino({ level: 'silent' }) });
+  try {
+    const result = await seedDemoData({
+      bus,
+      gatewayUrl: required('GATEWAY_URL'),
+      admin: { email: required('ADMIN_EMAIL'), password: required('ADMIN_PASSWORD') },
+      password: required('DEMO_PASSWORD'),
+      timeoutMs: 60_000,
+    });
+    console.log(JSON.stringify(result));
+  } finally {
+    await bus.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});
