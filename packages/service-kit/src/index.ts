@@ -9,3 +9,4 @@ export * from './validate';
 export * from './boot';
 export * from './body';
 export * from './lean';
+export * from './periodic';

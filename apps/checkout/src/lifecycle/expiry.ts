@@ -1,3 +1,4 @@
+import { startPeriodic, type PeriodicWorker } from '@pasar/service-kit';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
 import { releaseOrderHoldings } from './holdings';
@@ -52,27 +53,14 @@ export async function expireDueOrders(deps: ExpiryDeps, now: Date = new Date(), 
  * `intervalMs`. Nothing lives in memory: the due orders are the rows themselves, so a restart or
  * a second instance loses or doubles nothing.
  */
-export function startExpirySweep(deps: ExpiryDeps, intervalMs: number, clock: () => Date = () => new Date()): { name: string; stop: () => Promise<void> } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<void> = Promise.resolve();
-  const sweep = () => {
-    sweeping = expireDueOrders(deps, clock())
-      .then((count) => {
-        if (count > 0) deps.log.info({ count }, 'expired unpaid orders and released their holdings');
-      })
-      .catch((err: unknown) => deps.log.warn({ err }, 'order expiry sweep failed; next round retries'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(sweep, intervalMs);
-      });
-  };
-  sweep();
-  return {
+export function startExpirySweep(deps: ExpiryDeps, intervalMs: number, clock: () => Date = () => new Date()): PeriodicWorker {
+  return startPeriodic({
     name: 'order-expiry-sweep',
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await sweeping;
+    intervalMs,
+    log: deps.log,
+    async round() {
+      const count = await expireDueOrders(deps, clock());
+      if (count > 0) deps.log.info({ count }, 'expired unpaid orders and released their holdings');
     },
-  };
+  });
 }
