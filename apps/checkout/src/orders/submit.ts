@@ -1,10 +1,9 @@
 import type { PlacedOrder, PostalAddress, SubmitOrderBody } from '@pasar/contracts';
-import { Batcher, sqlPoolOf, type SqlPool } from '@pasar/db';
+import { Batcher, isUniqueViolation, sqlPoolOf, type SqlPool } from '@pasar/db';
 import { badRequest, conflict, notFound, ProblemError } from '@pasar/service-kit';
 import { normaliseOptionalTin } from '@pasar/tax';
 import type { CheckoutConfig } from '../config';
 import type { Order, Prisma, PrismaClient } from '../generated/prisma/client';
-import { isUniqueViolation } from '../promotions/promotions';
 import { orderBatcherOf, type CommittedEvents } from './order-batch';
 import {
   CATALOG_ROW_JSON,
