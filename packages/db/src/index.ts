@@ -9,12 +9,12 @@ export {
 } from './url';
 export { createPrisma, createPrismaAdapter, createSqlPool, sqlPoolOf } from './prisma';
 export type { PrismaClientClass, PrismaClientOptionsWithAdapter, SqlPool, SqlPoolOptions } from './prisma';
-export { MIGRATIONS_TABLE, PREVIOUS_CHECKSUMS_FILE, migrate, migrationChecksum, migrationLockKey, readMigrations } from './migrate';
-export type { MigrateLogger, MigrateOptions, MigrateResult, MigrationFile, MigrationSet } from './migrate';
+export { MIGRATIONS_TABLE, PREVIOUS_CHECKSUMS_FILE, functionsDirFor, migrate, migrationChecksum, migrationLockKey, readFunctions, readMigrations } from './migrate';
+export type { FunctionFile, MigrateLogger, MigrateOptions, MigrateResult, MigrationFile, MigrationSet } from './migrate';
 export { DATAMODEL_FILE, readDatamodel } from './datamodel';
 export type { DatamodelEnum, DatamodelField, DatamodelModel, PrismaDatamodel } from './datamodel';
-export { assertNoDrift, checkDrift } from './drift';
-export type { CheckDriftOptions, DriftProblem, DriftProblemKind } from './drift';
+export { assertNoDrift, checkDrift, checkFunctions } from './drift';
+export type { CheckDriftOptions, CheckFunctionsOptions, DriftProblem, DriftProblemKind } from './drift';
 export { DEFAULT_TEST_DATABASE_URL, createTestSchema } from './testing';
 export type { TestSchema } from './testing';
 export { isConnectionFailure, isUniqueViolation, sqlStateOf } from './errors';
