@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
 import { releaseOrderHoldings } from './holdings';
 import { enqueueOrderStatusChanges } from './order-events';
+import { systemClock } from '../deps';
 
 /** What the expiry sweep needs. */
 export interface ExpiryDeps {
@@ -20,7 +21,7 @@ export const EXPIRY_BATCH_SIZE = 100;
  * payment → expired and sub-orders → cancelled, releases what they held and enqueues
  * `checkout.order.status_changed`. Answers how many orders it expired.
  */
-export async function expireDueOrders(deps: ExpiryDeps, now: Date = new Date(), batchSize = EXPIRY_BATCH_SIZE): Promise<number> {
+export async function expireDueOrders(deps: ExpiryDeps, now: Date = systemClock(), batchSize = EXPIRY_BATCH_SIZE): Promise<number> {
   let expired = 0;
   for (;;) {
     const claimed = await deps.prisma.$transaction(async (tx) => {
@@ -53,7 +54,7 @@ export async function expireDueOrders(deps: ExpiryDeps, now: Date = new Date(), 
  * `intervalMs`. Nothing lives in memory: the due orders are the rows themselves, so a restart or
  * a second instance loses or doubles nothing.
  */
-export function startExpirySweep(deps: ExpiryDeps, intervalMs: number, clock: () => Date = () => new Date()): PeriodicWorker {
+export function startExpirySweep(deps: ExpiryDeps, intervalMs: number, clock: () => Date = systemClock): PeriodicWorker {
   return startPeriodic({
     name: 'order-expiry-sweep',
     intervalMs,

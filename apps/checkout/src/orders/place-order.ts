@@ -444,7 +444,7 @@ function orderRow({ input, plan, voucherId, kolCodeId }: PricedOrder): Order {
     expiresAt: new Date(input.now.getTime() + input.paymentTtlMs),
     paidAt: null,
     createdAt: input.now,
-    updatedAt: new Date(),
+    updatedAt: input.now,
   };
 }
 

@@ -18,6 +18,7 @@ import {
 } from './place-order';
 import { PricingCache, type RememberedCart, type VersionedAddress, type VersionedCatalogRow } from './pricing-cache';
 import { requestHash } from './rules';
+import { systemClock } from '../deps';
 
 /** What the submit use cases need. */
 export interface OrderDeps {
@@ -235,7 +236,7 @@ const mayPriceFromCache = (body: SubmitOrderBody) => !body.voucherId && !body.ko
 
 /** What priceOrder takes for a submit to `shippingAddress`. */
 function submitInput(deps: OrderDeps, customerId: string, body: SubmitOrderBody, options: SubmitOptions, idempotency: Idempotency | null, shippingAddress: PostalAddress, buyerTin: string | null): PlaceOrderInput {
-  const { config, clock = () => new Date() } = deps;
+  const { config, clock = systemClock } = deps;
   return {
     customerId,
     lines: body.items,

@@ -13,6 +13,7 @@ import {
   type DefinitionProblem,
   type VoucherUse,
 } from './rules';
+import { systemClock } from '../deps';
 
 /** What the promotion use cases need. */
 export interface PromotionDeps {
@@ -163,7 +164,7 @@ export async function applicableVoucher(db: Db, voucherId: string, use: VoucherU
 }
 
 /** POST /checkout/validate-voucher: the checks of a voucher against a cart subtotal (rounded half-up to cents). */
-export function validateVoucher({ prisma, clock = () => new Date() }: PromotionDeps, body: ValidateVoucherBody): Promise<ApplicableVoucher> {
+export function validateVoucher({ prisma, clock = systemClock }: PromotionDeps, body: ValidateVoucherBody): Promise<ApplicableVoucher> {
   return applicableVoucher(prisma, body.voucherId, {
     tier: body.tier,
     storeIds: body.storeId ? [body.storeId] : [],
