@@ -1,5 +1,5 @@
 import type { Bus, OutboxRelay } from '@pasar/bus';
-import { API_PREFIX, createLogger, startService, type ServiceContext } from '@pasar/service-kit';
+import { API_PREFIX, createLogger, startPeriodic, startService, type PeriodicWorker, type ServiceContext } from '@pasar/service-kit';
 import type { Logger } from 'pino';
 import { accountRoutes } from './account/routes';
 import type { AuthDeps } from './auth/auth';
@@ -157,13 +157,15 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
 }
 
 /** Deletes expired sessions now and then (every instance may; the delete is idempotent). */
-function sessionSweep(prisma: GatewayPrisma, clock: () => Date, log: Logger): { name: string; stop: () => Promise<void> } {
-  const timer = setInterval(() => {
-    deleteExpiredSessions(prisma, clock()).then(
-      (count) => count && log.info({ count }, 'expired sessions deleted'),
-      (err: unknown) => log.warn({ err }, 'expired-session sweep failed'),
-    );
-  }, SESSION_SWEEP_MS);
-  timer.unref();
-  return { name: 'session sweep', stop: async () => clearInterval(timer) };
+function sessionSweep(prisma: GatewayPrisma, clock: () => Date, log: Logger): PeriodicWorker {
+  return startPeriodic({
+    name: 'session-sweep',
+    intervalMs: SESSION_SWEEP_MS,
+    log,
+    runAtStart: false,
+    async round() {
+      const count = await deleteExpiredSessions(prisma, clock());
+      if (count) log.info({ count }, 'expired sessions deleted');
+    },
+  });
 }

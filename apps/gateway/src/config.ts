@@ -1,6 +1,15 @@
 import { ALWAYS, DEV_ADMIN_PASSWORD, isDevelopmentEnv, loadConfig, refusePublicDefaultsInProduction, serviceConfigSchema } from '@pasar/service-kit';
 import { z } from 'zod';
-import { parseUpstreamList } from './proxy/upstreams';
+
+/** A comma-separated list of instance URLs (`http://a:4001,http://b:4001`), trimmed, without empties or repeats. */
+export function parseUpstreamList(text: string): string[] {
+  const urls = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => new URL(part).toString().replace(/\/$/, ''));
+  return [...new Set(urls)];
+}
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 /** One instance URL, or several comma-separated (N instances of the service, README "Running N instances"). */

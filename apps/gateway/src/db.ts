@@ -13,11 +13,6 @@ export function createGatewayPrisma(databaseUrl: string): GatewayPrisma {
   return createPrisma(PrismaClient, databaseUrl);
 }
 
-/** True for Prisma's unique-constraint violation (P2002). */
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && (err as { code: unknown }).code === 'P2002';
-}
-
 /** True for Prisma's "record to update/delete does not exist" (P2025). */
 export function isRecordMissing(err: unknown): boolean {
   return typeof err === 'object' && err !== null && 'code' in err && (err as { code: unknown }).code === 'P2025';

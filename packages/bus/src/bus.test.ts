@@ -776,45 +776,6 @@ describe('inbox consumers: ignore and termination (Prisma transaction)', () => {
 });
 
 describe('inbox consumers on plain SQL: literals and rollback', () => {
-  test('handleAll gets the new events of a transaction at once, in arrival order, without those the inbox already holds', async () => {
-    const at = '@sql-handle-all.test';
-    const events = Array.from({ length: 12 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i}${at}` }));
-    for (const e of events) await publish(e);
-    await publish(events[5], randomUUID()); // the same event again: handled once
-    const calls: { emails: string[]; txid: string; locked: boolean; held: number }[] = [];
-    const c = consumeWithInbox(t.bus, {
-      name: 'sql-handle-all',
-      event: identityUserUpserted,
-      db: prisma,
-      plainSql: true,
-      lockKey: (data) => `user:${data.email}`,
-      handleAll: async (batch, { tx, locked }) => {
-        const mine = batch.filter((data) => data.email.endsWith(at));
-        if (mine.length === 0) return;
-        const [row] = await runStatement<{ n: number; txid: string }>(
-          tx,
-          {
-            name: 'test-handle-all-locks',
-            text: `SELECT count(*)::int AS n, txid_current()::text AS txid FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
-              AND (classid::bigint << 32 | objid::bigint) = ANY (SELECT hashtextextended(k, 0) FROM unnest($1::text[]) AS k)`,
-          },
-          [mine.map((data) => `user:${data.email}`)],
-        );
-        calls.push({ emails: mine.map((data) => data.email), txid: row.txid, locked, held: row.n });
-        for (const data of mine) await insertEffect(tx, events.find((e) => (e.data as { email: string }).email === data.email)!.id, data.email);
-      },
-    });
-    running.push(c);
-    await waitFor(async () => (await prisma.effect.count({ where: { note: { endsWith: at } } })) === 12, 15000);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(calls.flatMap((call) => call.emails)).toEqual(events.map((e) => (e.data as { email: string }).email));
-    expect(calls.every((call) => call.locked && call.held === call.emails.length)).toBe(true);
-    // the twelve were buffered when the consumer started: fewer calls than events
-    expect(calls.length).toBeLessThan(12);
-    expect(await prisma.effect.count({ where: { eventId: events[5].id } })).toBe(1);
-  });
-
-
   test('claimAndHandle: a batch is one statement, its own transaction: claimed once, in arrival order, with every lock key held first', async () => {
     const at = '@sql-claim.test';
     const events = Array.from({ length: 12 }, (_, i) => envelopeOf({ ...userEvent(i), email: `user${i % 5}-${i}${at}` }));

@@ -93,17 +93,7 @@ export type SqlInboxConsumerOptions<E extends EventContract> = Omit<InboxConsume
   /** A client made by createPrisma: its pool runs the transactions, its `parkedMessage` parks. */
   db: ParkingDb;
 } & (
-    | { handler: (data: EventData<E>, ctx: MessageContext & { tx: SqlTx; locked: boolean }) => Promise<void>; handleAll?: never; claimAndHandle?: never }
-    | {
-        /**
-         * Instead of `handler`: the new events of a transaction (in arrival order, at least one)
-         * at once, so a hot handler writes a whole batch in one statement. Its effect must be
-         * what `handler` run on each event in turn would have done.
-         */
-        handleAll: (events: EventData<E>[], ctx: { tx: SqlTx; locked: boolean }) => Promise<void>;
-        handler?: never;
-        claimAndHandle?: never;
-      }
+    | { handler: (data: EventData<E>, ctx: MessageContext & { tx: SqlTx; locked: boolean }) => Promise<void>; claimAndHandle?: never }
     | {
         /**
          * Instead of `handler`: the batch's whole transaction is ONE statement, which this sends on
@@ -118,7 +108,6 @@ export type SqlInboxConsumerOptions<E extends EventContract> = Omit<InboxConsume
          */
         claimAndHandle: (events: { id: string; data: EventData<E> }[], claim: InboxClaim, pool: pg.Pool) => Promise<void>;
         handler?: never;
-        handleAll?: never;
       }
   );
 
@@ -450,15 +439,10 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
       return;
     }
     if ('plainSql' in options && options.plainSql) {
-      const { handler, handleAll } = options;
+      const { handler } = options;
       // BEGIN and the inbox statement go in one round trip (the transaction's first)
       await inSqlTransaction(sqlPoolOf(options.db), (tx) => beginWithInbox(tx, durable, ids, keys), async (tx, inserted) => {
-        const todo = todoOf(inserted);
-        if (handleAll) {
-          if (todo.length > 0) await handleAll(todo.map((d) => d.data), { tx, locked });
-        } else {
-          for (const d of todo) await handler!(d.data, { ...d.ctx, tx, locked });
-        }
+        for (const d of todoOf(inserted)) await handler!(d.data, { ...d.ctx, tx, locked });
       });
       return;
     }

@@ -63,6 +63,6 @@ export {
   type Unvalidated,
 } from './consumer';
 export { BUS_MIGRATIONS, migrateServiceSchema } from './migrations';
-export { pruneBusTables, startBusPruning, type PruneOptions, type PruneResult } from './pruning';
+export { pruneBusTables, type PruneOptions, type PruneResult } from './pruning';
 export { serveRpc, callRpc, DEFAULT_RPC_TIMEOUT_MS, type RpcContext } from './rpc';
 export { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';

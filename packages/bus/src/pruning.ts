@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { RawSql } from './dead-letters';
 
 export interface PruneOptions {
@@ -52,36 +51,4 @@ export async function pruneBusTables(db: RawSql, options: PruneOptions, now: Dat
     if (n < batch) break;
   }
   return result;
-}
-
-/**
- * The pruning worker every service runs (service-kit boot): prunes at start and then every
- * `intervalMs`. Nothing lives in memory, so restarts and extra instances change nothing.
- */
-export function startBusPruning(
-  db: RawSql,
-  options: PruneOptions & { intervalMs: number; log: Logger },
-): { name: string; stop: () => Promise<void> } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const run = () => {
-    running = pruneBusTables(db, options)
-      .then((pruned) => {
-        if (pruned.outbox || pruned.inbox) options.log.info({ pruned }, 'pruned published outbox and old inbox rows');
-      })
-      .catch((err: unknown) => options.log.warn({ err: String(err) }, 'pruning the bus tables failed; will try again'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(run, options.intervalMs);
-      });
-  };
-  run();
-  return {
-    name: 'bus-pruning',
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
 }

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { readFunctions } from './migrate';
 import type { DatamodelEnum, DatamodelField, DatamodelModel, PrismaDatamodel } from './datamodel';
 import { assertSchemaName, connectionStringWithoutSchema, schemaFromUrl } from './url';
 
@@ -9,7 +10,9 @@ export type DriftProblemKind =
   | 'nullability-mismatch'
   | 'unmapped-required-column'
   | 'missing-enum'
-  | 'enum-values';
+  | 'enum-values'
+  | 'function-without-source'
+  | 'function-source-differs';
 
 /** One difference between what the Prisma schema declares and what the migrated database has. */
 export interface DriftProblem {
@@ -328,4 +331,61 @@ export async function assertNoDrift(options: CheckDriftOptions): Promise<void> {
         problems.map((p) => `  - ${p.message}`).join('\n'),
     );
   }
+}
+
+export interface CheckFunctionsOptions {
+  /** PostgreSQL URL; `?schema=` names the schema to inspect. */
+  databaseUrl: string;
+  /** The folders of SQL function source files applied into that schema (the bus's and the service's). */
+  functionsDirs: readonly string[];
+}
+
+/** The body of a function source file: what PostgreSQL keeps as `prosrc` (between the `$$`). */
+function bodyOf(sql: string): string | undefined {
+  return /\$\$([\s\S]*)\$\$/.exec(sql)?.[1];
+}
+
+/**
+ * Compares the functions of the URL's schema with their source files (migrate applies
+ * `sql/functions/<name>.sql` after the migrations): every function in the schema has a file of
+ * its name, and its live body is the file's. A function found only in a migration, or changed by
+ * hand, is a problem.
+ */
+export async function checkFunctions(options: CheckFunctionsOptions): Promise<DriftProblem[]> {
+  const schema = assertSchemaName(schemaFromUrl(options.databaseUrl));
+  const files = new Map<string, string>();
+  for (const dir of options.functionsDirs) for (const file of await readFunctions(dir)) files.set(file.name.replace(/\.sql$/, ''), file.sql);
+  const client = new Client({ connectionString: connectionStringWithoutSchema(options.databaseUrl) });
+  client.on('error', () => undefined);
+  await client.connect();
+  let live: { name: string; body: string }[];
+  try {
+    live = (
+      await client.query<{ name: string; body: string }>(
+        `SELECT p.proname AS name, p.prosrc AS body
+           FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+          WHERE n.nspname = $1 AND p.prokind = 'f'
+            AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')
+          ORDER BY p.proname`,
+        [schema],
+      )
+    ).rows;
+  } finally {
+    await client.end();
+  }
+  const problems: DriftProblem[] = [];
+  for (const fn of live) {
+    const file = files.get(fn.name);
+    if (file === undefined) {
+      problems.push({ kind: 'function-without-source', table: fn.name, message: `function "${schema}"."${fn.name}" has no source file sql/functions/${fn.name}.sql` });
+    } else if (bodyOf(file) !== fn.body) {
+      problems.push({ kind: 'function-source-differs', table: fn.name, message: `function "${schema}"."${fn.name}" is not what sql/functions/${fn.name}.sql defines` });
+    }
+  }
+  for (const name of files.keys()) {
+    if (!live.some((fn) => fn.name === name)) {
+      problems.push({ kind: 'function-source-differs', table: name, message: `sql/functions/${name}.sql defines no function "${name}" in schema "${schema}"` });
+    }
+  }
+  return problems;
 }

@@ -17,6 +17,16 @@ export function sqlStateOf(err: unknown): string | undefined {
 }
 
 /**
+ * True for a unique-constraint violation (SQLSTATE 23505), however it reached us: a `pg` error
+ * (plain SQL on the pool), a raw query through Prisma's driver adapter (P2010 keeping 23505), or
+ * Prisma's own P2002 from a model query. The one check every service uses.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  if (sqlStateOf(err) === '23505') return true;
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'P2002';
+}
+
+/**
  * True when the error says the connection itself failed (SQLSTATE class 08, an administrator
  * shutdown, or no SQLSTATE at all: pg's "Connection terminated" and socket errors), so the
  * statement may or may not have committed and must not be retried blindly.

@@ -19,6 +19,11 @@ export interface MigrateOptions {
    * messaging tables of @pasar/bus). Each is recorded as `<name>:<folder>` in `_prisma_migrations`.
    */
   before?: MigrationSet[];
+  /**
+   * Folder of SQL function source files (`<name>.sql`, each a `CREATE OR REPLACE FUNCTION`),
+   * applied after every migration on each run. Default: functionsDirFor(migrationsDir).
+   */
+  functionsDir?: string;
   logger?: MigrateLogger;
 }
 
@@ -26,6 +31,49 @@ export interface MigrateOptions {
 export interface MigrationSet {
   name: string;
   migrationsDir: string;
+  /** Its SQL function source files; default functionsDirFor(migrationsDir). */
+  functionsDir?: string;
+}
+
+/** One SQL function source file. */
+export interface FunctionFile {
+  /** `<set>:<file>` for a set's function, else the file name. */
+  name: string;
+  sql: string;
+}
+
+/**
+ * Where the SQL functions of a migrations folder live: `sql/functions` in the package that holds
+ * it (`apps/checkout/prisma/migrations` → `apps/checkout/sql/functions`,
+ * `packages/bus/migrations` → `packages/bus/sql/functions`).
+ */
+export function functionsDirFor(migrationsDir: string): string {
+  const parent = path.dirname(path.resolve(migrationsDir));
+  const root = path.basename(parent) === 'prisma' ? path.dirname(parent) : parent;
+  return path.join(root, 'sql', 'functions');
+}
+
+/**
+ * The SQL function source files of `functionsDir` (`*.sql`, by name); none when it does not exist.
+ * Each must define its function with CREATE OR REPLACE, so that applying it again is harmless.
+ */
+export async function readFunctions(functionsDir: string): Promise<FunctionFile[]> {
+  let names: string[];
+  try {
+    names = (await fs.readdir(functionsDir)).filter((n) => n.endsWith('.sql')).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const files: FunctionFile[] = [];
+  for (const name of names) {
+    const sql = await fs.readFile(path.join(functionsDir, name), 'utf8');
+    if (!/CREATE OR REPLACE FUNCTION/i.test(sql) || /^\s*CREATE FUNCTION/im.test(sql)) {
+      throw new Error(`${path.join(functionsDir, name)}: a function source file defines its function with CREATE OR REPLACE FUNCTION`);
+    }
+    files.push({ name, sql });
+  }
+  return files;
 }
 
 export interface MigrateResult {
@@ -142,7 +190,11 @@ function describePgError(error: unknown): string {
  *   migration's folder is gone, or when a migration failed earlier and was never resolved;
  * - applies each pending migration in its own transaction with `SET LOCAL search_path` to the
  *   schema (write unqualified table names); a failing migration rolls back completely, nothing is
- *   recorded, and the error names it.
+ *   recorded, and the error names it;
+ * - then applies the SQL function source files (readFunctions; the bus's first) in one
+ *   transaction, every run: the files are where a function's current body lives, and
+ *   CREATE OR REPLACE makes applying an unchanged one harmless. A function whose signature or
+ *   return type changes needs a migration that drops the old one first.
  */
 export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   const { databaseUrl, migrationsDir, logger } = options;
@@ -155,6 +207,11 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
     migrations.push(...(await readMigrations(set.migrationsDir)).map((m) => ({ ...m, name: `${set.name}:${m.name}` })));
   }
   migrations.push(...(await readMigrations(migrationsDir)));
+  const functions: FunctionFile[] = [];
+  for (const set of options.before ?? []) {
+    functions.push(...(await readFunctions(set.functionsDir ?? functionsDirFor(set.migrationsDir))).map((f) => ({ ...f, name: `${set.name}:${f.name}` })));
+  }
+  functions.push(...(await readFunctions(options.functionsDir ?? functionsDirFor(migrationsDir))));
 
   const client = new Client({ connectionString: connectionStringWithoutSchema(databaseUrl) });
   // A connection dropped while idle must not crash the process; the pending query rejects anyway.
@@ -164,7 +221,9 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   try {
     await client.query('SELECT pg_advisory_lock($1::bigint)', [lockKey]);
     try {
-      return await migrateLocked(client, { schema, qSchema, table, migrations, logger });
+      const result = await migrateLocked(client, { schema, qSchema, table, migrations, logger });
+      await applyFunctions(client, qSchema, functions);
+      return result;
     } finally {
       // Ending the session releases the lock anyway; never let a failed unlock hide the real error.
       await client.query('SELECT pg_advisory_unlock($1::bigint)', [lockKey]).catch(() => undefined);
@@ -266,6 +325,26 @@ async function applyOne(client: Client, table: string, qSchema: string, migratio
     await client.query(`UPDATE ${table} SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`, [
       id,
     ]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Applies the function source files, all or none, with the schema as search_path. */
+async function applyFunctions(client: Client, qSchema: string, functions: readonly FunctionFile[]): Promise<void> {
+  if (functions.length === 0) return;
+  await client.query('BEGIN');
+  try {
+    await client.query(`SET LOCAL search_path TO ${qSchema}`);
+    for (const fn of functions) {
+      try {
+        await client.query(fn.sql);
+      } catch (error) {
+        throw new Error(`SQL function file "${fn.name}" failed and nothing of the files was applied: ${describePgError(error)}`, { cause: error });
+      }
+    }
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

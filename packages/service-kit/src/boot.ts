@@ -1,5 +1,5 @@
 import type { Subscription } from '@nats-io/transport-node';
-import { Bus, OutboxRelay, ensureStreams, migrateServiceSchema, startBusPruning, type RawSql, type RunningConsumer } from '@pasar/bus';
+import { Bus, OutboxRelay, ensureStreams, migrateServiceSchema, pruneBusTables, type RawSql, type RunningConsumer } from '@pasar/bus';
 import { streamsOwnedBy, type BusUser } from '@pasar/contracts';
 import { schemaFromUrl } from '@pasar/db';
 import type { Router } from 'express';
@@ -10,6 +10,7 @@ import { deadLetterRoutes } from './dead-letter-routes';
 import { withDependency } from './dependencies';
 import { createLogger } from './logger';
 import { leanRouter, type LeanRoute, type LeanRouter } from './lean';
+import { registerWorkerMetrics, startPeriodic, type Worker } from './periodic';
 import { createService, type RunningServer, type Service, type ServiceOptions } from './service';
 
 /** What a Prisma client offers that the kit needs (structural: every service's client fits). */
@@ -47,8 +48,8 @@ export interface StartServiceOptions<C extends BaseConfig, P extends PrismaLike>
   consumers?: (ctx: ServiceContext<C, P>) => RunningConsumer[];
   /** Rpc responders to serve. */
   rpc?: (ctx: ServiceContext<C, P>) => Subscription[];
-  /** Background workers (sweeps, retries); each returns a stop function. */
-  workers?: (ctx: ServiceContext<C, P>) => { name: string; stop: () => Promise<void> }[];
+  /** Background workers (sweeps, retries): `startPeriodic` loops, reported on /metrics. */
+  workers?: (ctx: ServiceContext<C, P>) => Worker[];
   /** Extra HTTP wiring (the gateway's session check, CORS, proxy); see ServiceOptions. */
   http?: (ctx: ServiceContext<C, P>) => Pick<ServiceOptions, 'authenticate' | 'appMiddleware' | 'beforeBody' | 'bodyLimit' | 'routeBodyLimits' | 'trustProxy' | 'rawRequests'>;
   /** Runs after migrations, before the HTTP server opens (e.g. seeding). */
@@ -102,12 +103,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
   const subscriptions = options.rpc?.(ctx) ?? [];
   const workers = [
     ...(options.workers?.(ctx) ?? []),
-    startBusPruning(prisma as PrismaLike & RawSql, {
-      outboxRetentionMs: config.OUTBOX_RETENTION,
-      inboxRetentionMs: config.INBOX_RETENTION,
-      intervalMs: config.BUS_PRUNE_INTERVAL,
-      log,
-    }),
+    startBusPruning(prisma as PrismaLike & RawSql, config, log),
   ];
   await options.beforeListen?.(ctx);
 
@@ -132,6 +128,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
     },
   });
   registerDeadLetterGauge(service, prisma, log);
+  registerWorkerMetrics(service.metrics, workers);
   const http = await service.listen(config.PORT, options.host ?? process.env.HOST ?? '127.0.0.1');
   const internalOps = options.internalOps;
   const ops = internalOps?.port === undefined ? undefined : await service.listenOps(internalOps.port, internalOps.host).catch(async (err: unknown) => {
@@ -183,6 +180,23 @@ function registerDeadLetterGauge(service: Service, prisma: PrismaLike, log: Logg
       } catch (err) {
         log.warn({ err: String(err) }, 'could not count dead letters for /metrics');
       }
+    },
+  });
+}
+
+/**
+ * The pruning worker every service runs: deletes published outbox rows and old inbox rows at
+ * start and then every BUS_PRUNE_INTERVAL. Nothing lives in memory, so restarts and extra
+ * instances change nothing.
+ */
+function startBusPruning(db: RawSql, config: BaseConfig, log: Logger): Worker {
+  return startPeriodic({
+    name: 'bus-pruning',
+    intervalMs: config.BUS_PRUNE_INTERVAL,
+    log,
+    async round() {
+      const pruned = await pruneBusTables(db, { outboxRetentionMs: config.OUTBOX_RETENTION, inboxRetentionMs: config.INBOX_RETENTION });
+      if (pruned.outbox || pruned.inbox) log.info({ pruned }, 'pruned published outbox and old inbox rows');
     },
   });
 }

@@ -11,3 +11,4 @@ export * from './dependencies';
 export * from './body';
 export * from './lean';
 export * from './dead-letter-routes';
+export * from './periodic';

@@ -33,6 +33,13 @@ export class ProblemError extends Error {
   }
 }
 
+/**
+ * A refusal the business expects (STYLE §4): a returned value with a stable snake_case code, which
+ * the edge maps (`refusalProblems` for a route, `RpcRefusal` for an rpc responder). The one
+ * definition every service's rules use.
+ */
+export type Refusal<C extends string> = { ok: false; code: C; detail: string };
+
 export const badRequest = (code: string, detail?: string) => new ProblemError(400, code, detail);
 export const unauthenticated = (detail = 'sign in first') => new ProblemError(401, 'unauthenticated', detail);
 export const forbidden = (detail = 'your role may not do this') => new ProblemError(403, 'forbidden', detail);

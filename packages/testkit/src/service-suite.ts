@@ -1,5 +1,7 @@
-import { deleteNamespaceStreams, type Bus } from '@pasar/bus';
-import { assertNoDrift, connectionStringWithoutSchema, createTestSchema, quoteIdent, readDatamodel } from '@pasar/db';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { BUS_MIGRATIONS, deleteNamespaceStreams, type Bus } from '@pasar/bus';
+import { assertNoDrift, checkFunctions, connectionStringWithoutSchema, createTestSchema, functionsDirFor, quoteIdent, readDatamodel } from '@pasar/db';
 import { Client } from 'pg';
 import { DEV_IDENTITY_SECRET, loadConfig, type BaseConfig } from '@pasar/service-kit';
 import request from 'supertest';
@@ -85,6 +87,11 @@ export function describeServiceBasics<C extends BaseConfig>(basics: ServiceBasic
       await assertNoDrift({ databaseUrl: db.databaseUrl, datamodel: readDatamodel(basics.generatedDir) });
     });
 
+    test('every SQL function in its schema is its source file in sql/functions (no drift)', async () => {
+      const functionsDirs = [functionsDirFor(BUS_MIGRATIONS.migrationsDir), join(packageRootOf(basics.generatedDir), 'sql', 'functions')];
+      expect(await checkFunctions({ databaseUrl: db.databaseUrl, functionsDirs })).toEqual([]);
+    });
+
     test('config: local defaults in development, but a missing NODE_ENV is production and must set IDENTITY_SECRET', () => {
       expect(loadConfig(basics.configSchema, { NODE_ENV: 'development' })).toMatchObject({
         PORT: basics.port,
@@ -98,4 +105,10 @@ export function describeServiceBasics<C extends BaseConfig>(basics: ServiceBasic
       );
     });
   });
+}
+
+/** The folder of the package.json nearest above `dir` (a service's root). */
+function packageRootOf(dir: string): string {
+  for (let at = dir; dirname(at) !== at; at = dirname(at)) if (existsSync(join(at, 'package.json'))) return at;
+  throw new Error(`no package.json above ${dir}`);
 }

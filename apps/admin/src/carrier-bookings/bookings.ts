@@ -1,10 +1,11 @@
 import { callRpc, enqueueEvent, RpcFailedError } from '@pasar/bus';
 import { adminShipmentBooked, vendorBookingContext, type BookingResult, type CarrierBookingRecord, type RpcResponse } from '@pasar/contracts';
+import type { Refusal } from '@pasar/service-kit';
 import { EVENT_SOURCE, now, type AdminDeps } from '../deps';
 import type { CarrierBooking, Prisma } from '../generated/prisma/client';
 import { labelKeyOf, signedLabelUrl } from '../labels/rules';
 import { carrierRequestSchema, type CarrierOutcome, type CarrierRequest } from './carriers';
-import { bookable, leaseMs, nextStateAfter, startsNewAttempt, type Refusal } from './rules';
+import { bookable, leaseMs, nextStateAfter, startsNewAttempt } from './rules';
 
 type Deps = Pick<AdminDeps, 'prisma' | 'bus' | 'config' | 'log' | 'carriers' | 'storage' | 'clock'>;
 

@@ -1,3 +1,4 @@
+import { startPeriodic, type PeriodicWorker } from '@pasar/service-kit';
 import { now, type AdminDeps } from '../deps';
 import type { CarrierBooking } from '../generated/prisma/client';
 import { recordAttempt, requestOf } from './bookings';
@@ -44,28 +45,11 @@ export async function retryDueBookings(deps: Deps): Promise<number> {
 }
 
 /** The durable retry worker: a round every CARRIER_RETRY_POLL_MS (at once again while rounds find work); stops cleanly. */
-export function startRetryWorker(deps: Deps): { name: string; stop: () => Promise<void> } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let round: Promise<void> = Promise.resolve();
-  const run = () => {
-    round = retryDueBookings(deps)
-      .then((count) => count)
-      .catch((err: unknown) => {
-        deps.log.warn({ err }, 'carrier retry round failed; the next round retries');
-        return 0;
-      })
-      .then((count) => {
-        if (!stopped) timer = setTimeout(run, count > 0 ? 0 : deps.config.CARRIER_RETRY_POLL_MS);
-      });
-  };
-  run();
-  return {
+export function startRetryWorker(deps: Deps): PeriodicWorker {
+  return startPeriodic({
     name: 'carrier-booking-retries',
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await round;
-    },
-  };
+    intervalMs: deps.config.CARRIER_RETRY_POLL_MS,
+    log: deps.log,
+    round: async () => (await retryDueBookings(deps)) > 0,
+  });
 }

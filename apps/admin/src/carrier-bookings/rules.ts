@@ -1,6 +1,5 @@
 import type { CarrierBookingStatus, SubOrderStatus } from '@pasar/contracts';
-
-export type Refusal<C extends string> = { ok: false; code: C; detail: string };
+import type { Refusal } from '@pasar/service-kit';
 
 /** CARRIER_MOCK is honoured outside production only. */
 export function isCarrierMockOn(config: { NODE_ENV: string; CARRIER_MOCK: boolean }): boolean {

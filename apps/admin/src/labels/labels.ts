@@ -1,3 +1,4 @@
+import type { Refusal } from '@pasar/service-kit';
 import { now, type AdminDeps } from '../deps';
 import { CarrierCallError } from '../carrier-bookings/carriers';
 import { labelUrlOf } from '../carrier-bookings/bookings';
@@ -5,7 +6,6 @@ import type { CarrierBooking } from '../generated/prisma/client';
 import { checkLabelUrl, labelKeyOf, type LabelAccess } from './rules';
 
 type Deps = Pick<AdminDeps, 'prisma' | 'config' | 'log' | 'carriers' | 'storage' | 'clock'>;
-export type Refusal<C extends string> = { ok: false; code: C; detail: string };
 type LabelRefusal = Refusal<'not_found' | 'not_booked' | 'label_unavailable'>;
 
 /**

@@ -1,9 +1,11 @@
 import { enqueueEvent } from '@pasar/bus';
 import { notifyEmailRequested, type VendorApplicationBody, type VendorApplicationStatus } from '@pasar/contracts';
+import { isUniqueViolation } from '@pasar/db';
+import type { Refusal } from '@pasar/service-kit';
 import { normaliseMsic, normaliseTin } from '@pasar/tax';
 import { EVENT_SOURCE, now, type AdminDeps } from '../deps';
 import type { VendorApplication } from '../generated/prisma/client';
-import { derivedUuid, type Refusal } from './rules';
+import { derivedUuid } from './rules';
 
 type Deps = Pick<AdminDeps, 'prisma' | 'clock'>;
 
@@ -109,9 +111,4 @@ function notRejectable(application: VendorApplication, at: Date): Refusal<'not_p
     return { ok: false, code: 'approval_in_progress', detail: 'an approval of this application is running' };
   }
   return { ok: false, code: 'approval_started', detail: 'an approval began (the vendor account exists); approve again to complete it' };
-}
-
-/** True for a unique-constraint violation: Prisma P2002 (also under the pg adapter). */
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && (err as { code: unknown }).code === 'P2002';
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { callRpc, RpcFailedError, RpcUnavailableError } from '@pasar/bus';
 import { identityCreateUser, identityResetPassword, notifierSendEmail, vendorCreateStore } from '@pasar/contracts';
+import type { Refusal } from '@pasar/service-kit';
 import { now, type AdminDeps } from '../deps';
 import type { VendorApplication } from '../generated/prisma/client';
-import { accountKeyOf, approvalEmailIdOf, credentialsResendable, generatePassword, reviewable, signInUrlOf, type Refusal } from './rules';
+import { accountKeyOf, approvalEmailIdOf, credentialsResendable, generatePassword, reviewable, signInUrlOf } from './rules';
 
 /** How long the synchronous credentials e-mail may take before it counts as not delivered. */
 const EMAIL_RPC_TIMEOUT_MS = 8_000;

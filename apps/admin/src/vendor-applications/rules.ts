@@ -1,7 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { VendorApplicationStatus } from '@pasar/contracts';
-
-export type Refusal<C extends string> = { ok: false; code: C; detail: string };
+import type { Refusal } from '@pasar/service-kit';
 
 /** Approve and reject act on pending applications only (DESIGN §5); otherwise 409. */
 export function reviewable(status: VendorApplicationStatus): { ok: true } | Refusal<'not_pending'> {

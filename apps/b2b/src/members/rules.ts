@@ -1,7 +1,8 @@
 import type { B2bRole } from '@pasar/contracts';
+import type { Refusal } from '@pasar/service-kit';
 
-/** A refusal the business expects: a value with a stable snake_case code (STYLE §4). */
-export type Refusal<C extends string> = { ok: false; code: C; detail: string };
+/** A refusal the business expects (STYLE §4): defined once in service-kit, re-exported for b2b's rules. */
+export type { Refusal };
 export type Allowed = { ok: true };
 
 /** DESIGN §7 roles: who may do what in a company. */

@@ -1,5 +1,6 @@
 import { RpcRefusal, serveRpc, type Bus } from '@pasar/bus';
 import { b2bReleaseRequests, b2bReserveRequests, type RpcRequest, type RpcResponse } from '@pasar/contracts';
+import { startPeriodic, type PeriodicWorker } from '@pasar/service-kit';
 import type { Logger } from 'pino';
 import { now, type B2bDeps } from '../deps';
 import type { PrismaClient, PurchaseRequest } from '../generated/prisma/client';
@@ -95,31 +96,19 @@ export async function releaseExpiredReservations(deps: Deps, ttlMs: number, batc
 }
 
 /** A durable sweep every `intervalMs`: nothing lives in memory, so a restart loses no release. */
-export function startReservationSweep(deps: Deps & { log: Logger }, ttlMs: number, intervalMs: number): { name: string; stop: () => Promise<void> } {
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  const pass = async () => {
-    try {
-      for (;;) {
-        const released = await releaseExpiredReservations(deps, ttlMs);
-        if (released.length > 0) deps.log.info({ released }, 'expired B2B reservations released');
-        if (released.length < 100 || stopped) break;
-      }
-    } catch (err) {
-      deps.log.warn({ err }, 'reservation sweep failed; the next pass retries');
-    }
-  };
-  const timer = setInterval(() => {
-    running = running.then(pass);
-  }, intervalMs);
-  return {
+export function startReservationSweep(deps: Deps & { log: Logger }, ttlMs: number, intervalMs: number): PeriodicWorker {
+  const batchSize = 100;
+  return startPeriodic({
     name: 'b2b-reservation-sweep',
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+    intervalMs,
+    log: deps.log,
+    runAtStart: false,
+    async round() {
+      const released = await releaseExpiredReservations(deps, ttlMs, batchSize);
+      if (released.length > 0) deps.log.info({ released }, 'expired B2B reservations released');
+      return released.length === batchSize;
     },
-  };
+  });
 }
 
 /** rpc.b2b.reserve_requests and rpc.b2b.release_requests. */

@@ -1,4 +1,5 @@
 import { listWindow, type CategoryBody, type ListQuery } from '@pasar/contracts';
+import { isUniqueViolation } from '@pasar/db';
 import { conflict } from '@pasar/service-kit';
 import type { Category, PrismaClient } from '../generated/prisma/client';
 import { slugify } from './rules';
@@ -20,9 +21,4 @@ export async function createCategory({ prisma }: CategoryDeps, body: CategoryBod
     if (isUniqueViolation(err)) throw conflict('category_exists', `a category named like "${body.name}" exists`);
     throw err;
   }
-}
-
-/** True for Prisma's unique-constraint violation (P2002). */
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && (err as { code: unknown }).code === 'P2002';
 }

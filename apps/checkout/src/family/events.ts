@@ -2,9 +2,10 @@ import { consumeWithInbox, type Bus, type RunningConsumer } from '@pasar/bus';
 import { identityAccountSetupCompleted } from '@pasar/contracts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import { lockFamilyKeys, userLock } from './membership';
+import { systemClock } from '../deps';
 
 /** identity.account.setup_completed → the user's pending family membership becomes active (once per event). */
-export function familyActivationConsumer(bus: Bus, prisma: PrismaClient, clock: () => Date = () => new Date()): RunningConsumer {
+export function familyActivationConsumer(bus: Bus, prisma: PrismaClient, clock: () => Date = systemClock): RunningConsumer {
   return consumeWithInbox(bus, {
     name: 'family-activation',
     event: identityAccountSetupCompleted,

@@ -3,6 +3,7 @@ import { conflict, notFound } from '@pasar/service-kit';
 import type { FamilyAccount, FamilyMember, PrismaClient } from '../generated/prisma/client';
 import { currentMembership, familyOwnedBy, lockFamilyKeys, userLock, type FamilyMembership } from './membership';
 import { CURRENT_MEMBERSHIP, ownerFirst } from './rules';
+import { systemClock } from '../deps';
 
 /** What the family use cases need. */
 export interface FamilyDeps {
@@ -27,7 +28,7 @@ export interface FamilyView {
  * Creates a family owned by the caller, who becomes its first (active) member. A user belongs to
  * one family at most: 409 `already_in_family` when they own one or are a pending or active member.
  */
-export async function createFamily({ prisma, clock = () => new Date() }: FamilyDeps, caller: Caller, body: CreateFamilyBody): Promise<FamilyView> {
+export async function createFamily({ prisma, clock = systemClock }: FamilyDeps, caller: Caller, body: CreateFamilyBody): Promise<FamilyView> {
   return prisma.$transaction(async (tx) => {
     await lockFamilyKeys(tx, userLock(caller.userId));
     const existing = await tx.familyMember.count({ where: { userId: caller.userId, status: { in: CURRENT_MEMBERSHIP } } });

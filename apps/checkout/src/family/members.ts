@@ -5,6 +5,7 @@ import { conflict, notFound, ProblemError } from '@pasar/service-kit';
 import type { FamilyAccount, FamilyMember, Prisma, PrismaClient } from '../generated/prisma/client';
 import { familyLock, familyOwnedBy, lockFamilyKeys, userLock, type FamilyDb } from './membership';
 import { CURRENT_MEMBERSHIP, FAMILY_INVITE_WINDOW_MS, hasRoomForMember, inviteAllowance, inviteEmailVars, mayRemoveMember, setupUrl } from './rules';
+import { systemClock } from '../deps';
 
 /** What inviting needs: identity creates the account, the notifier sends the invite e-mail now. */
 export interface MemberDeps {
@@ -44,7 +45,7 @@ export type InviteOutcome = { ok: true; member: FamilyMember } | { ok: false; co
  * `invite_email_failed` (the membership stays pending: inviting again sends it again).
  */
 export async function inviteMember(deps: MemberDeps, ownerId: string, body: InviteFamilyMemberBody, requestId?: string): Promise<InviteOutcome> {
-  const { prisma, bus, config, clock = () => new Date() } = deps;
+  const { prisma, bus, config, clock = systemClock } = deps;
   const { family, member: owner } = await familyOwnedBy(prisma, ownerId);
   // every attempt counts, refused ones too: probing e-mails spends the family's budget
   const allowance = await countInvite(prisma, family.id, body.email, config.FAMILY_INVITES_PER_DAY, clock());

@@ -1,7 +1,9 @@
+import { startPeriodic, type PeriodicWorker } from '@pasar/service-kit';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
 import { releaseOrderHoldings } from './holdings';
 import { enqueueOrderStatusChanges } from './order-events';
+import { systemClock } from '../deps';
 
 /** What the expiry sweep needs. */
 export interface ExpiryDeps {
@@ -19,7 +21,7 @@ export const EXPIRY_BATCH_SIZE = 100;
  * payment → expired and sub-orders → cancelled, releases what they held and enqueues
  * `checkout.order.status_changed`. Answers how many orders it expired.
  */
-export async function expireDueOrders(deps: ExpiryDeps, now: Date = new Date(), batchSize = EXPIRY_BATCH_SIZE): Promise<number> {
+export async function expireDueOrders(deps: ExpiryDeps, now: Date = systemClock(), batchSize = EXPIRY_BATCH_SIZE): Promise<number> {
   let expired = 0;
   for (;;) {
     const claimed = await deps.prisma.$transaction(async (tx) => {
@@ -52,27 +54,14 @@ export async function expireDueOrders(deps: ExpiryDeps, now: Date = new Date(), 
  * `intervalMs`. Nothing lives in memory: the due orders are the rows themselves, so a restart or
  * a second instance loses or doubles nothing.
  */
-export function startExpirySweep(deps: ExpiryDeps, intervalMs: number, clock: () => Date = () => new Date()): { name: string; stop: () => Promise<void> } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<void> = Promise.resolve();
-  const sweep = () => {
-    sweeping = expireDueOrders(deps, clock())
-      .then((count) => {
-        if (count > 0) deps.log.info({ count }, 'expired unpaid orders and released their holdings');
-      })
-      .catch((err: unknown) => deps.log.warn({ err }, 'order expiry sweep failed; next round retries'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(sweep, intervalMs);
-      });
-  };
-  sweep();
-  return {
+export function startExpirySweep(deps: ExpiryDeps, intervalMs: number, clock: () => Date = systemClock): PeriodicWorker {
+  return startPeriodic({
     name: 'order-expiry-sweep',
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await sweeping;
+    intervalMs,
+    log: deps.log,
+    async round() {
+      const count = await expireDueOrders(deps, clock());
+      if (count > 0) deps.log.info({ count }, 'expired unpaid orders and released their holdings');
     },
-  };
+  });
 }

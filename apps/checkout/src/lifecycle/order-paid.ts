@@ -4,9 +4,9 @@ import { lockKey } from '@pasar/db';
 import { checkoutOrderPaid, notifyEmailRequested, type OrderStatus } from '@pasar/contracts';
 import type { Logger } from 'pino';
 import type { Order, Prisma } from '../generated/prisma/client';
-import { familyCartItemIdsOf, pointsEarnedFor } from '../payments/rules';
 import { CHECKOUT_SOURCE, enqueueOrderStatusChanges } from './order-events';
 import { creditPoints } from '../loyalty/ledger';
+import { familyCartItemIdsOf, pointsEarnedFor } from './rules';
 
 type Tx = Prisma.TransactionClient;
 

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { orderStatusSchema, subOrderStatusSchema, type OrderStatus, type SubOrderStatus } from '@pasar/contracts';
 import { Prisma } from '../generated/prisma/client';
-import { acceptsShipmentStatus, advanceParentStatus, holdingsToRelease, parentStatusOf, pointsToReverse, redeemedPointsToGiveBack, stockToRelease, type WeightedSubOrder } from './rules';
+import { acceptsShipmentStatus, advanceParentStatus, familyCartItemIdsOf, holdingsToRelease, parentStatusOf, pointsEarnedFor, pointsToReverse, redeemedPointsToGiveBack, stockToRelease, type WeightedSubOrder } from './rules';
 
 const SUB_STATUSES = subOrderStatusSchema.options;
 const ORDER_STATUSES = orderStatusSchema.options;
@@ -194,5 +195,35 @@ describe('redeemedPointsToGiveBack', () => {
   test('nothing when nothing was redeemed or the sub-order was cancelled before', () => {
     expect(redeemedPointsToGiveBack(0, [sub('a', '10.00')], 'a')).toBe(0);
     expect(redeemedPointsToGiveBack(200, [sub('a', '10.00', true)], 'a')).toBe(0);
+  });
+});
+
+describe('pointsEarnedFor: 1 point per whole MYR of the subtotal less discounts', () => {
+  test.each([
+    ['102.00', '7.00', 95],
+    ['10.99', '0.00', 10],
+    ['0.99', '0.00', 0],
+    ['50.00', '50.00', 0],
+    ['20.00', '25.00', 0],
+    ['1234.56', '0.57', 1233],
+  ])('subtotal %s, discounts %s → %i', (subtotal, discount, points) => {
+    expect(pointsEarnedFor(new Prisma.Decimal(subtotal), new Prisma.Decimal(discount))).toBe(points);
+  });
+});
+
+describe('familyCartItemIdsOf', () => {
+  test('reads the ids a family submit recorded', () => {
+    const ids = [randomUUID(), randomUUID()];
+    expect(familyCartItemIdsOf(JSON.stringify({ familyCartItemIds: ids }))).toEqual(ids);
+  });
+
+  test.each([
+    ['no notes', null],
+    ['empty notes', ''],
+    ['text that is not JSON', 'call the customer first'],
+    ['JSON of another shape', '{"note":"gift"}'],
+    ['ids that are not uuids', '{"familyCartItemIds":["1","2"]}'],
+  ])('is empty for %s', (_case, notes) => {
+    expect(familyCartItemIdsOf(notes)).toEqual([]);
   });
 });

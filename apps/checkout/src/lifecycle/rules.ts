@@ -1,4 +1,5 @@
 import type { OrderStatus, SubOrderStatus } from '@pasar/contracts';
+import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client';
 
 /** The parent statuses a paid order moves through, in order; the parent never moves back along it. */
@@ -154,4 +155,26 @@ export function holdingsToRelease(orders: readonly HeldOrder[], items: readonly 
       .map((o) => ({ customerId: o.customerId, orderId: o.id, points: o.pointsRedeemed }))
       .sort((a, b) => (a.customerId === b.customerId ? (a.orderId < b.orderId ? -1 : 1) : a.customerId < b.customerId ? -1 : 1)),
   };
+}
+
+/**
+ * Points earned on payment (DESIGN §7): 1 per whole MYR of the paid subtotal, i.e. the goods'
+ * subtotal less every discount (voucher, KOL, redeemed points); shipping earns nothing.
+ */
+export function pointsEarnedFor(subtotal: Prisma.Decimal, discountTotal: Prisma.Decimal): number {
+  const paid = subtotal.minus(discountTotal);
+  return paid.isNegative() ? 0 : paid.floor().toNumber();
+}
+
+const familyNotes = z.object({ familyCartItemIds: z.array(z.uuid()) });
+
+/** The family cart items a family submit recorded in admin_notes (`{"familyCartItemIds":[...]}`); none otherwise. */
+export function familyCartItemIdsOf(adminNotes: string | null): string[] {
+  if (!adminNotes) return [];
+  try {
+    const parsed = familyNotes.safeParse(JSON.parse(adminNotes));
+    return parsed.success ? parsed.data.familyCartItemIds : [];
+  } catch {
+    return [];
+  }
 }

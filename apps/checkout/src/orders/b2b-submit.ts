@@ -7,6 +7,7 @@ import type { Order, PrismaClient } from '../generated/prisma/client';
 import { buildOrderDetail } from './orders';
 import { priceOrder, writeOrder } from './place-order';
 import { earlierOrder, idempotencyOf, placeOnce, type OrderDeps, type SubmitOptions } from './submit';
+import { systemClock } from '../deps';
 
 /** What B2B submit needs beyond every submit: b2b answers the reservation over the bus. */
 export interface B2bOrderDeps extends OrderDeps {
@@ -59,7 +60,7 @@ async function reserveRequests(bus: Bus, request: { reservationId: string; userI
  * holds; if that fails too, b2b's sweep releases it after the TTL.
  */
 export async function submitB2bOrder(deps: B2bOrderDeps, customerId: string, body: B2bSubmitBody, options: SubmitOptions = {}): Promise<Order> {
-  const { prisma, bus, config, clock = () => new Date() } = deps;
+  const { prisma, bus, config, clock = systemClock } = deps;
   const idempotency = idempotencyOf('b2b-submit', options.idempotencyKey, body);
   // a retry of a placed submit answers its order without asking b2b again (its requests may be paid by now)
   const earlier = await earlierOrder(prisma, customerId, idempotency);

@@ -7,6 +7,7 @@ import type { Order } from '../generated/prisma/client';
 import { priceOrder, writeOrder } from './place-order';
 import { familyOrderNotes } from './rules';
 import { idempotencyOf, placeOnce, type OrderDeps, type SubmitOptions } from './submit';
+import { systemClock } from '../deps';
 
 /**
  * POST /checkout/family/submit by an active member of a family (404 none, 403
@@ -16,7 +17,7 @@ import { idempotencyOf, placeOnce, type OrderDeps, type SubmitOptions } from './
  * notification to remove. Same transaction as every submit (priceOrder, then writeOrder).
  */
 export function submitFamilyOrder(deps: OrderDeps, userId: string, body: FamilySubmitBody, options: SubmitOptions = {}): Promise<Order> {
-  const { prisma, config, clock = () => new Date() } = deps;
+  const { prisma, config, clock = systemClock } = deps;
   const idempotency = idempotencyOf('family-submit', options.idempotencyKey, body);
   return placeOnce(prisma, userId, idempotency, async () => {
     const { family } = await familyOfMember(prisma, userId);

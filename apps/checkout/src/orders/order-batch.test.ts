@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { startTestCheckout, type TestCheckout } from '../../test/checkout';
 import type { PrismaClient } from '../generated/prisma/client';
 import { OrderBatcher, orderBatcherOf, type BatchEntry, type BatchOutcome } from './order-batch';
-import { batchEntryOf, priceOrder } from './place-order';
+import { batchEntryOf, EarlierOrder, priceOrder, writeOrder } from './place-order';
 import { countStatements, SEEDED_ADDRESS, seedCustomer, seedProduct, seedShippingMethod, seedStore, stockOf } from './test-fixtures';
 
 /**
@@ -187,21 +187,53 @@ test("the checkout's stop drains its order batcher: an order placed after it ans
   await expect(batcher.place(await entry(product.id, 1))).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
 });
 
-test('place_order_batch, kept for the instances of the version before during a rolling deploy, places through place_orders and answers as before', async () => {
-  const product = await hotProduct(2);
-  const [fits, tooMany] = [await entry(product.id, 2), await entry(product.id, 1)];
-  const call = (entries: BatchEntry[]) => sqlPoolOf(prisma).query<{ placed: boolean[] }>('SELECT place_order_batch($1::jsonb) AS placed', [JSON.stringify(entries)]);
-  expect((await call([fits, tooMany])).rows[0].placed).toEqual([true, false]);
-  expect(await stockOf(prisma, product.id)).toBe(0);
-  expect((await written(fits)).orders).toBe(1);
-  // another order under a key an order of the customer already has: unique_violation, as its INSERT
-  // raised (the caller then answers that order), and nothing of it written
-  await prisma.product.update({ where: { id: product.id }, data: { stock: 5 } });
-  const [first, second] = [await entry(product.id, 1), await entry(product.id, 1)];
-  first.order.idempotency_key = 'kept-batch';
-  Object.assign(second.order, { customer_id: first.order.customer_id, idempotency_key: 'kept-batch' });
-  expect((await call([first])).rows[0].placed).toEqual([true]);
-  await expect(call([second])).rejects.toMatchObject({ code: '23505' });
-  expect((await written(second)).orders).toBe(0);
+/** The rows an order wrote, without what differs by design between two orders (ids, times). */
+async function rowsOf(orderId: string) {
+  const strip = <T extends object>(row: T, keys: string[]) => Object.fromEntries(Object.entries(row).filter(([k]) => !keys.includes(k)));
+  const ids = ['id', 'orderId', 'subOrderId', 'shortId', 'customerId', 'createdAt', 'updatedAt', 'expiresAt'];
+  const order = await prisma.order.findUniqueOrThrow({ where: { id: orderId }, include: { subOrders: true, items: true, payment: true } });
+  const event = await prisma.outbox.findFirstOrThrow({ where: { payload: { path: ['data', 'orderId'], equals: orderId } } });
+  return {
+    order: strip(order, [...ids, 'subOrders', 'items', 'payment']),
+    subOrders: order.subOrders.map((s) => strip(s, ids)),
+    items: order.items.map((i) => strip(i, ids)),
+    payment: order.payment && strip(order.payment, ids),
+    stockTaken: order.items.reduce((sum, i) => sum + i.quantity, 0),
+    eventType: event.type,
+  };
+}
+
+test('one order writer: the same priced order written by the batcher and inside an order transaction (writeOrder) writes the same rows and takes the same stock', async () => {
+  const product = await hotProduct(10);
+  const { customerId } = await seedCustomer(prisma);
+  const priced = () => priceOrder(prisma, { customerId, lines: [{ productId: product.id, quantity: 3 }], shippingAddress: SEEDED_ADDRESS, now: new Date(), paymentTtlMs: 60_000 });
+  const batched = await batchEntryOf(await priced());
+  expect(await orderBatcherOf(sqlPoolOf(prisma)).place(batched.entry)).toBe('placed');
+  const inTransaction = await prisma.$transaction(async (tx) => writeOrder(tx, await priced()));
   expect(await stockOf(prisma, product.id)).toBe(4);
+  expect(await rowsOf(inTransaction.id)).toEqual(await rowsOf(batched.order.id));
+  // not enough left: refused in the transaction as in a batch, nothing written
+  const tooMany = await priceOrder(prisma, { customerId, lines: [{ productId: product.id, quantity: 3 }], shippingAddress: SEEDED_ADDRESS, now: new Date(), paymentTtlMs: 60_000 });
+  await prisma.product.update({ where: { id: product.id }, data: { stock: 2 } });
+  await expect(prisma.$transaction((tx) => writeOrder(tx, tooMany))).rejects.toMatchObject({ status: 400, code: 'insufficient_stock' });
+  expect(await stockOf(prisma, product.id)).toBe(2);
+  expect(await prisma.order.count({ where: { customerId } })).toBe(2);
+});
+
+test('inside the order transaction, place_orders resolves the Idempotency-Key: EarlierOrder names the earlier order, nothing written', async () => {
+  const product = await hotProduct(10);
+  const { customerId } = await seedCustomer(prisma);
+  const input = { customerId, lines: [{ productId: product.id, quantity: 1 }], shippingAddress: SEEDED_ADDRESS, now: new Date(), paymentTtlMs: 60_000, idempotency: { key: 'k-1', hash: 'h-1' } };
+  const first = await prisma.$transaction(async (tx) => writeOrder(tx, await priceOrder(prisma, input)));
+  const again = await priceOrder(prisma, input);
+  await expect(prisma.$transaction((tx) => writeOrder(tx, again))).rejects.toEqual(new EarlierOrder({ orderId: first.id, requestHash: 'h-1' }));
+  expect(await stockOf(prisma, product.id)).toBe(9);
+  expect(await prisma.order.count({ where: { customerId } })).toBe(1);
+});
+
+test('place_order_batch, the shim of the version before place_orders, is gone', async () => {
+  const { rows } = await sqlPoolOf(prisma).query<{ shim: string | null; writer: string | null }>(
+    "SELECT to_regprocedure('place_order_batch(jsonb)')::text AS shim, to_regprocedure('place_orders(jsonb)')::text AS writer",
+  );
+  expect(rows[0]).toEqual({ shim: null, writer: 'place_orders(jsonb)' });
 });

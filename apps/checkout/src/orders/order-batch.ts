@@ -3,8 +3,9 @@ import { Batcher, isConnectionFailure, type SqlPool } from '@pasar/db';
 import { unavailable } from '@pasar/service-kit';
 
 /**
- * One plain order as `place_orders` takes it: the rows to insert, by table, with their snake_case
- * columns (see the function's migrations). Built by place-order.ts `batchEntryOf`.
+ * One order as `place_orders` (the one order writer) takes it: the rows to insert, by table, with
+ * their snake_case columns (see apps/checkout/sql/functions/place_orders.sql). Built by
+ * place-order.ts `batchEntryOf`.
  */
 export interface BatchEntry {
   order: Record<string, unknown>;
@@ -40,6 +41,22 @@ const PLACE_ORDERS_HANDING_OVER = `SELECT place_orders($1::jsonb) AS outcomes FR
 type OutcomeRow = { outcome: 'placed' | 'insufficient_stock' | 'stale' } | { outcome: 'earlier'; orderId: string; requestHash: string | null };
 
 const outcomeOf = (row: OutcomeRow): BatchOutcome => (row.outcome === 'earlier' ? { earlier: { orderId: row.orderId, requestHash: row.requestHash } } : row.outcome);
+
+/** What place_orders is called on inside an order transaction (a Prisma transaction client). */
+interface RawQuery {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+}
+
+/**
+ * Places one order inside the caller's transaction with the same function as the batcher
+ * (`place_orders`, a batch of one): the order writer of the submits that also count a voucher,
+ * points or a KOL code, save a TIN, or are family or B2B orders. Nothing is written unless placed.
+ */
+export async function placeOrdersIn(tx: RawQuery, entry: BatchEntry): Promise<BatchOutcome> {
+  const [row] = await tx.$queryRawUnsafe<{ outcomes: OutcomeRow[] }[]>(PLACE_ORDERS, JSON.stringify([entry]));
+  if (!Array.isArray(row?.outcomes) || row.outcomes.length !== 1) throw new Error('place_orders answered a result of another size');
+  return outcomeOf(row.outcomes[0]);
+}
 
 /** Where placed orders' order.created rows go once committed: the service's outbox relay. */
 export type CommittedEvents = Pick<OutboxRelay, 'publishCommitted'>;

@@ -3,6 +3,7 @@ import { notFound } from '@pasar/service-kit';
 import { pageCount } from '../catalog/rules';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import { ORDER_PAGE_SIZE, shippingAddressOf } from './rules';
+import { systemClock } from '../deps';
 
 export interface OrderReadDeps {
   prisma: PrismaClient;
@@ -124,7 +125,7 @@ export async function customerOrderDetail({ prisma }: OrderReadDeps, customerId:
 }
 
 /** GET /checkout/pending-order: the caller's newest order still awaiting payment and not expired, or null. */
-export async function pendingOrderOf({ prisma, clock = () => new Date() }: OrderReadDeps, customerId: string): Promise<PendingOrder> {
+export async function pendingOrderOf({ prisma, clock = systemClock }: OrderReadDeps, customerId: string): Promise<PendingOrder> {
   const order = await prisma.order.findFirst({
     where: { customerId, status: 'pending_payment', expiresAt: { gt: clock() } },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

@@ -6,7 +6,7 @@ import { chooseVariant, effectiveUnitPrice, VARIANT_PROBLEMS } from '../catalog/
 import { Prisma, type Order, type Product, type ProductVariant, type ShippingMethodReplica } from '../generated/prisma/client';
 import { redeemPoints } from '../loyalty/ledger';
 import { activeKolCode, applicableVoucher, countKolCodeUse, countVoucherUse, type Db } from '../promotions/promotions';
-import type { BatchEntry, OrderBatcher, PricedFrom } from './order-batch';
+import { placeOrdersIn, type BatchEntry, type OrderBatcher, type PricedFrom } from './order-batch';
 import { amountTooLarge, chooseShipping, linesInLockOrder, planOrder, shippingAddressOf, shippingColumns, shortOrderId, type LineRequest, type OrderPlan } from './rules';
 
 type Tx = Prisma.TransactionClient;
@@ -168,20 +168,6 @@ function shippingPerStore(methods: Catalog['methods'], lines: readonly PricedLin
   return perStore;
 }
 
-/**
- * Takes the stock of every line with a conditional update, in the lines' fixed lock order (rows
- * are locked as late as possible: right before commit). 400 `insufficient_stock` naming the
- * product when a row has fewer units left; the caller's transaction then rolls back entirely.
- */
-async function takeStock(tx: Tx, lines: readonly PricedLine[]): Promise<void> {
-  for (const line of lines) {
-    const taken = line.variant
-      ? await tx.$executeRaw`UPDATE product_variant SET stock = stock - ${line.quantity}::int WHERE id = ${line.variant.id}::uuid AND stock >= ${line.quantity}::int`
-      : await tx.$executeRaw`UPDATE product SET stock = stock - ${line.quantity}::int WHERE id = ${line.product.id}::uuid AND stock >= ${line.quantity}::int`;
-    if (taken !== 1) throw insufficientStock(line);
-  }
-}
-
 /** What the order transaction wrote, for its `checkout.order.created` event. */
 interface WrittenOrder {
   order: Order;
@@ -274,21 +260,34 @@ export async function priceOrder(db: Db, input: PlaceOrderInput, catalogRead?: C
 }
 
 /**
- * Writes a priced order inside the caller's transaction (DESIGN §6): the order, its sub-orders
- * (one per store), items, the pending payment and the `checkout.order.created` outbox row in ONE
- * statement; then, last, takes stock (fixed row order, conditional updates), counts the voucher
- * use, debits the points and counts the KOL use, each with a conditional update that refuses to
- * oversell, exceed a use limit or go below zero points. Any refusal is a ProblemError and the
- * whole transaction rolls back. Used by single, family and B2B submit.
+ * An order of the customer already has the Idempotency-Key of the order being written (place_orders
+ * answered `earlier`): thrown so that the order transaction rolls back; the submit answers that order.
+ */
+export class EarlierOrder extends Error {
+  constructor(readonly earlier: { orderId: string; requestHash: string | null }) {
+    super('an order of this customer already has this Idempotency-Key');
+  }
+}
+
+/**
+ * Writes a priced order inside the caller's transaction (DESIGN §6), through the one order writer
+ * every submit uses: `place_orders` with a batch of this one order (its rows, stock taken with
+ * the rows locked in a fixed order, the Idempotency-Key checked; see order-batch.ts). Then counts
+ * the voucher use, debits the points and counts the KOL use, each with a conditional update that
+ * refuses to exceed a use limit or go below zero points. Any refusal is a ProblemError and the
+ * whole transaction rolls back; an earlier order of the key is EarlierOrder. Used by single
+ * (with a voucher, KOL code, points or TIN), family and B2B submit.
  */
 export async function writeOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
-  const { input, lines } = priced;
-  const order = await insertOrder(tx, priced);
-  if (!order) throw new Error('the order statement wrote nothing'); // cannot happen: its gate always answers a row
+  const { input } = priced;
+  const { order, entry } = await batchEntryOf(priced);
+  const outcome = await placeOrdersIn(tx, entry);
+  if (outcome === 'insufficient_stock') throw stockRefusal(priced);
+  if (outcome === 'stale') throw new Error('place_orders answered stale for an order without expectations');
+  if (outcome !== 'placed') throw new EarlierOrder(outcome.earlier);
 
   // The contended rows, last, so their locks are held only until the commit that follows, and
   // always in this order (as the expiry release takes them): stock rows, voucher, points, KOL code.
-  await takeStock(tx, lines);
   if (order.voucherId) await countVoucherUse(tx, order.voucherId, input.now);
   const points = input.loyaltyPoints ?? 0;
   if (points > 0 && !(await redeemPoints(tx, { customerId: input.customerId, points, orderId: order.id }))) {
@@ -296,6 +295,13 @@ export async function writeOrder(tx: Tx, priced: PricedOrder): Promise<Order> {
   }
   if (order.kolCodeId) await countKolCodeUse(tx, order.kolCodeId);
   return order;
+}
+
+/** 400 `insufficient_stock`: naming the product for a one-line order. */
+function stockRefusal(priced: PricedOrder) {
+  return priced.lines.length === 1
+    ? insufficientStock(priced.lines[0])
+    : badRequest('insufficient_stock', 'not enough stock of a product of this order for the quantity asked');
 }
 
 /**
@@ -326,9 +332,7 @@ export async function placePlainOrder(batcher: OrderBatcher, priced: PricedOrder
   if (outcome === 'placed') return { placed: order };
   if (outcome === 'stale') return { stale: true };
   if (outcome !== 'insufficient_stock') return outcome;
-  throw priced.lines.length === 1
-    ? insufficientStock(priced.lines[0])
-    : badRequest('insufficient_stock', 'not enough stock of a product of this order for the quantity asked');
+  throw stockRefusal(priced);
 }
 
 /** A priced order's rows before they are written: the order, fresh sub-order and item ids, and its order.created outbox row. */
@@ -342,7 +346,7 @@ async function newOrderRows(priced: PricedOrder) {
   return { order, subOrderIds, itemIds, subOrderOf, outbox };
 }
 
-/** The rows of a priced order as place_orders inserts them, and the order as a read of it would answer. */
+/** The rows of a priced order as place_orders inserts them (the one shape every submit writes), and the order as a read of it would answer. */
 export async function batchEntryOf(priced: PricedOrder): Promise<{ order: Order; entry: BatchEntry }> {
   const { plan, lines, shipping } = priced;
   const { order, subOrderIds, itemIds, subOrderOf, outbox } = await newOrderRows(priced);
@@ -414,7 +418,7 @@ export async function batchEntryOf(priced: PricedOrder): Promise<{ order: Order;
 /** Money as the Decimal(12,2) columns store it. */
 const cents = (amount: Prisma.Decimal) => amount.toDecimalPlaces(2, Prisma.Decimal.ROUND_HALF_UP);
 
-/** The order row writeOrder inserts, exactly as a read of it would answer. */
+/** The order row place_orders inserts, exactly as a read of it would answer. */
 function orderRow({ input, plan, voucherId, kolCodeId }: PricedOrder): Order {
   return {
     id: randomUUID(),
@@ -440,13 +444,13 @@ function orderRow({ input, plan, voucherId, kolCodeId }: PricedOrder): Order {
     expiresAt: new Date(input.now.getTime() + input.paymentTtlMs),
     paidAt: null,
     createdAt: input.now,
-    updatedAt: new Date(),
+    updatedAt: input.now,
   };
 }
 
 type OutboxRow = Parameters<OutboxTx['outbox']['createMany']>[0]['data'][number];
 
-/** The outbox rows of the order's `checkout.order.created` event, built by enqueueEvent and kept for insertOrder's statement. */
+/** The outbox rows of the order's `checkout.order.created` event, built by enqueueEvent and kept for place_orders. */
 async function orderCreatedOutboxRows(written: WrittenOrder, requestId: string | undefined): Promise<OutboxRow[]> {
   const rows: OutboxRow[] = [];
   const collector: OutboxTx = {
@@ -458,58 +462,4 @@ async function orderCreatedOutboxRows(written: WrittenOrder, requestId: string |
   };
   await enqueueEvent(collector, checkoutOrderCreated, orderCreatedEvent(written), { source: 'checkout', requestId, occurredAt: written.order.createdAt });
   return rows;
-}
-
-/**
- * Inserts the order, its sub-orders, items, the pending payment and the `checkout.order.created`
- * outbox row with one statement (one round trip; the foreign keys are checked at its end), in the
- * order transaction (writeOrder takes the stock afterwards).
- */
-async function insertOrder(db: Db, priced: PricedOrder): Promise<Order | null> {
-  const { plan, lines, shipping } = priced;
-  const { order, subOrderIds, itemIds, subOrderOf, outbox } = await newOrderRows(priced);
-  const money = (amounts: readonly Prisma.Decimal[]) => amounts.map((a) => cents(a).toFixed(2));
-  const [written] = await db.$queryRaw<{ placed: number }[]>`
-    WITH gate AS (SELECT 1 AS one), placed AS (
-      INSERT INTO "order" (id, short_id, customer_id, is_b2b, family_id, buyer_tin, admin_notes, subtotal, discount_total,
-        shipping_total, total, points_redeemed, points_earned, voucher_id, kol_code_id, purchase_request_ids, idempotency_key, request_hash,
-        ship_full_name, ship_phone, ship_address_line_1, ship_address_line_2, ship_city, ship_postcode, ship_state, expires_at, created_at, updated_at)
-      SELECT ${order.id}::uuid, ${order.shortId}, ${order.customerId}::uuid, ${order.isB2b}::boolean, ${order.familyId}::uuid,
-        ${order.buyerTin}, ${order.adminNotes}, ${order.subtotal.toFixed(2)}::numeric, ${order.discountTotal.toFixed(2)}::numeric,
-        ${order.shippingTotal.toFixed(2)}::numeric, ${order.total.toFixed(2)}::numeric, ${order.pointsRedeemed}::int, 0, ${order.voucherId}::uuid,
-        ${order.kolCodeId}::uuid, ${order.purchaseRequestIds}::uuid[], ${order.idempotencyKey}, ${order.requestHash},
-        ${order.shipFullName}, ${order.shipPhone}, ${order.shipAddressLine1}, ${order.shipAddressLine2}, ${order.shipCity}, ${order.shipPostcode},
-        ${order.shipState}, ${order.expiresAt}::timestamptz, ${order.createdAt}::timestamptz, ${order.updatedAt}::timestamptz
-      FROM gate
-    ), sub_orders AS (
-      INSERT INTO sub_order (id, order_id, store_id, shipping_method_id, subtotal, discount, shipping_fee, total, created_at, updated_at)
-      SELECT s.id, ${order.id}::uuid, s.store_id, s.shipping_method_id, s.subtotal, s.discount, s.shipping_fee, s.total,
-        ${order.createdAt}::timestamptz, ${order.updatedAt}::timestamptz
-      FROM unnest(${subOrderIds}::uuid[], ${plan.subOrders.map((s) => s.storeId)}::uuid[],
-        ${plan.subOrders.map((s) => shipping.get(s.storeId)?.methodId ?? null)}::uuid[],
-        ${money(plan.subOrders.map((s) => s.subtotal))}::numeric[], ${money(plan.subOrders.map((s) => s.discount))}::numeric[],
-        ${money(plan.subOrders.map((s) => s.shippingFee))}::numeric[], ${money(plan.subOrders.map((s) => s.total))}::numeric[])
-        AS s(id, store_id, shipping_method_id, subtotal, discount, shipping_fee, total)
-      WHERE EXISTS (SELECT 1 FROM gate)
-    ), items AS (
-      INSERT INTO order_item (id, order_id, sub_order_id, store_id, product_id, variant_id, product_name, variant_name, unit_price, quantity,
-        line_total, discount, created_at)
-      SELECT i.id, ${order.id}::uuid, i.sub_order_id, i.store_id, i.product_id, i.variant_id, i.product_name, i.variant_name, i.unit_price,
-        i.quantity, i.line_total, i.discount, ${order.createdAt}::timestamptz
-      FROM unnest(${itemIds}::uuid[], ${lines.map((l) => subOrderOf(l.product.storeId))}::uuid[], ${lines.map((l) => l.product.storeId)}::uuid[],
-        ${lines.map((l) => l.productId)}::uuid[], ${lines.map((l) => l.variantId)}::uuid[], ${lines.map((l) => l.product.name)}::text[],
-        ${lines.map((l) => l.variant?.name ?? null)}::text[], ${money(lines.map((l) => l.unitPrice))}::numeric[],
-        ${lines.map((l) => l.quantity)}::int[], ${money(lines.map((l) => l.lineTotal))}::numeric[], ${money(plan.lineDiscounts)}::numeric[])
-        AS i(id, sub_order_id, store_id, product_id, variant_id, product_name, variant_name, unit_price, quantity, line_total, discount)
-      WHERE EXISTS (SELECT 1 FROM gate)
-    ), payment AS (
-      INSERT INTO payment (id, order_id, amount, created_at, updated_at)
-      SELECT ${randomUUID()}::uuid, ${order.id}::uuid, ${order.total.toFixed(2)}::numeric, ${order.updatedAt}::timestamptz, ${order.updatedAt}::timestamptz
-      FROM gate
-    ), event AS (
-      INSERT INTO outbox (id, type, payload, headers)
-      SELECT ${outbox.id}::uuid, ${outbox.type}, ${JSON.stringify(outbox.payload)}::jsonb, ${JSON.stringify(outbox.headers)}::jsonb FROM gate
-    )
-    SELECT count(*)::int AS placed FROM gate`;
-  return written.placed === 1 ? order : null;
 }

@@ -1,13 +1,13 @@
 import type { PlacedOrder, PostalAddress, SubmitOrderBody } from '@pasar/contracts';
-import { Batcher, sqlPoolOf, type SqlPool } from '@pasar/db';
+import { Batcher, isUniqueViolation, sqlPoolOf, type SqlPool } from '@pasar/db';
 import { badRequest, conflict, notFound, ProblemError } from '@pasar/service-kit';
 import { normaliseOptionalTin } from '@pasar/tax';
 import type { CheckoutConfig } from '../config';
 import type { Order, Prisma, PrismaClient } from '../generated/prisma/client';
-import { isUniqueViolation } from '../promotions/promotions';
 import { orderBatcherOf, type CommittedEvents } from './order-batch';
 import {
   CATALOG_ROW_JSON,
+  EarlierOrder,
   isPlainOrder,
   placePlainOrder,
   priceOrder,
@@ -18,6 +18,7 @@ import {
 } from './place-order';
 import { PricingCache, type RememberedCart, type VersionedAddress, type VersionedCatalogRow } from './pricing-cache';
 import { requestHash } from './rules';
+import { systemClock } from '../deps';
 
 /** What the submit use cases need. */
 export interface OrderDeps {
@@ -125,6 +126,10 @@ async function retryingKeyCollisions<T>(prisma: PrismaClient, customerId: string
     try {
       return await write();
     } catch (err) {
+      if (err instanceof EarlierOrder && idempotency) {
+        const earlier = await orderOfEarlier(prisma, { id: err.earlier.orderId, requestHash: err.earlier.requestHash }, idempotency);
+        if (earlier) return earlier;
+      }
       if (!isUniqueViolation(err)) throw err;
       const first = await earlierOrder(prisma, customerId, idempotency);
       if (first) return first;
@@ -231,7 +236,7 @@ const mayPriceFromCache = (body: SubmitOrderBody) => !body.voucherId && !body.ko
 
 /** What priceOrder takes for a submit to `shippingAddress`. */
 function submitInput(deps: OrderDeps, customerId: string, body: SubmitOrderBody, options: SubmitOptions, idempotency: Idempotency | null, shippingAddress: PostalAddress, buyerTin: string | null): PlaceOrderInput {
-  const { config, clock = () => new Date() } = deps;
+  const { config, clock = systemClock } = deps;
   return {
     customerId,
     lines: body.items,
@@ -273,35 +278,45 @@ async function placeFromCache(deps: OrderDeps, customerId: string, body: SubmitO
 }
 
 /**
- * POST /checkout/submit: a single-store cart to the caller's own address (404 otherwise).
- *
- * A plain submit whose address and products a recent submit read (the pricing cache) is priced
- * from them and written in one round trip (placeFromCache), the write checking they are unchanged.
- * Otherwise: one read (readForSubmit: an earlier order with the Idempotency-Key answers at once,
- * before anything is checked again; what it read is remembered), then priceOrder checks and prices.
- * A plain order (isPlainOrder, no TIN to save: almost every submit) goes through the order batcher
- * (place_orders, group commit); the others take one transaction (writeOrder); the buyer TIN is
- * written on the order and saved to the profile when the profile has none.
+ * POST /checkout/submit: a single-store cart to the caller's own address (404 otherwise). Named
+ * steps (STYLE §1), each idempotent on the Idempotency-Key; nothing to compensate, as nothing is
+ * written before the last:
+ * 1. fromCache: a plain submit whose address and products a recent submit read (the pricing
+ *    cache) is priced from them and placed at once (placeFromCache); the write checks the rows are
+ *    unchanged (else `stale`: go on from step 2).
+ * 2. read: one read, shared by a batch of submits (readForSubmit): the Idempotency-Key's earlier
+ *    order, the address, the cart's catalog; what it read is remembered for step 1.
+ * 3. answerEarlier: an earlier order of the key answers at once, before anything is checked again
+ *    (409 when its body differed).
+ * 4. price: priceOrder checks and prices, writing nothing (refusals are ProblemErrors).
+ * 5. place: the one order writer, place_orders: a plain order through the order batcher (group
+ *    commit); one with a TIN to save (or a voucher, KOL code, points) in a transaction that then
+ *    counts those (writeOrder). A racing identical request meets the earlier order there.
  */
 export async function submitOrder(deps: OrderDeps, customerId: string, body: SubmitOrderBody, options: SubmitOptions = {}): Promise<Order> {
   const { prisma } = deps;
   const idempotency = idempotencyOf('submit', options.idempotencyKey, body);
   const productIds = [...new Set(body.items.map((item) => item.productId))];
   const cache = pricingCacheOf(sqlPoolOf(prisma));
+  // 1. fromCache
   const cart = mayPriceFromCache(body) ? cache.cart(customerId, body.addressId, productIds) : undefined;
   if (cart) {
     const order = await placeFromCache(deps, customerId, body, options, idempotency, cart);
     if (order) return order;
     cache.forget(customerId, body.addressId, productIds);
   }
+  // 2. read
   const read = await readForSubmit(prisma, customerId, body, idempotency, productIds);
   const catalog = cache.remember(customerId, body.addressId, read.address, read.catalog);
+  // 3. answerEarlier
   const earlier = idempotency ? await orderOfEarlier(prisma, read.earlier, idempotency) : null;
   if (earlier) return earlier;
+  // 4. price
   const buyerTin = buyerTinOf(body.buyerTin);
   if (!read.address) throw notFound('address');
   const { version: _address, ...shippingAddress } = read.address;
   const priced = await priceOrder(prisma, submitInput(deps, customerId, body, options, idempotency, shippingAddress, buyerTin), catalog);
+  // 5. place
   const placement: Placement =
     !buyerTin && isPlainOrder(priced)
       ? {

@@ -6,6 +6,7 @@ import type { CheckoutConfig } from '../config';
 import type { Order, Payment, Prisma, PrismaClient } from '../generated/prisma/client';
 import { markOrderPaid, type MarkPaidResult } from '../lifecycle/order-paid';
 import { hostedPaymentUrl, isAuthenticNotification, isPaymentMockOn, matchesPayment, mockReturnPath, notificationIntent } from './rules';
+import { now } from '../deps';
 
 /** What the payment use cases need. */
 export interface PaymentDeps {
@@ -41,16 +42,16 @@ const notPayable = (why: string) => conflict('order_not_payable', why);
  */
 export async function startPayment(deps: PaymentDeps, payer: Payer, orderId: string, requestId?: string): Promise<PaymentUrlResponse> {
   const { prisma, config } = deps;
-  const now = deps.clock?.() ?? new Date();
+  const at = now(deps);
   const order = await prisma.order.findFirst({ where: { id: orderId, customerId: payer.userId }, include: { payment: true } });
   if (!order || !order.payment) throw notFound('order');
   if (order.status !== 'pending_payment') throw notPayable(`the order is ${order.status}`);
-  if (order.expiresAt <= now) throw notPayable('the order expired before it was paid');
+  if (order.expiresAt <= at) throw notPayable('the order expired before it was paid');
 
   if (isPaymentMockOn(config)) {
     await prisma.$transaction(async (tx) => {
       await tx.payment.update({ where: { orderId }, data: { attempts: { increment: 1 } } });
-      const result = await markOrderPaid(tx, orderId, { transactionId: `mock-${randomUUID()}`, paidAt: now, requestId }, deps.log);
+      const result = await markOrderPaid(tx, orderId, { transactionId: `mock-${randomUUID()}`, paidAt: at, requestId }, deps.log);
       if (result.outcome === 'not_payable') throw notPayable(`the order is ${result.status}`);
     });
     return { paymentUrl: mockReturnPath(orderId) };
@@ -137,7 +138,7 @@ export async function receivePaymentNotification(deps: PaymentDeps, body: unknow
     return;
   }
 
-  const paidAt = deps.clock?.() ?? new Date();
+  const paidAt = now(deps);
   const result = await prisma.$transaction((tx) => markOrderPaid(tx, order.id, { transactionId: notification.tranID, paidAt, requestId }, log));
   const refusal = refusalOf(result);
   if (refusal) {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { paymentNotificationBody } from '@pasar/contracts';
 import { Prisma } from '../generated/prisma/client';
 import {
-  familyCartItemIdsOf,
   hostedPaymentUrl,
   isAuthenticNotification,
   isPaymentMockOn,
@@ -11,7 +10,6 @@ import {
   notificationIntent,
   notificationSkey,
   paymentVcode,
-  pointsEarnedFor,
   type SignedNotificationFields,
 } from './rules';
 
@@ -122,36 +120,6 @@ describe('isPaymentMockOn', () => {
     ['production', false, false],
   ])('NODE_ENV=%s PAYMENT_MOCK=%s → %s', (env, mock, on) => {
     expect(isPaymentMockOn({ NODE_ENV: env, PAYMENT_MOCK: mock })).toBe(on);
-  });
-});
-
-describe('pointsEarnedFor: 1 point per whole MYR of the subtotal less discounts', () => {
-  test.each([
-    ['102.00', '7.00', 95],
-    ['10.99', '0.00', 10],
-    ['0.99', '0.00', 0],
-    ['50.00', '50.00', 0],
-    ['20.00', '25.00', 0],
-    ['1234.56', '0.57', 1233],
-  ])('subtotal %s, discounts %s → %i', (subtotal, discount, points) => {
-    expect(pointsEarnedFor(new Prisma.Decimal(subtotal), new Prisma.Decimal(discount))).toBe(points);
-  });
-});
-
-describe('familyCartItemIdsOf', () => {
-  test('reads the ids a family submit recorded', () => {
-    const ids = [randomUUID(), randomUUID()];
-    expect(familyCartItemIdsOf(JSON.stringify({ familyCartItemIds: ids }))).toEqual(ids);
-  });
-
-  test.each([
-    ['no notes', null],
-    ['empty notes', ''],
-    ['text that is not JSON', 'call the customer first'],
-    ['JSON of another shape', '{"note":"gift"}'],
-    ['ids that are not uuids', '{"familyCartItemIds":["1","2"]}'],
-  ])('is empty for %s', (_case, notes) => {
-    expect(familyCartItemIdsOf(notes)).toEqual([]);
   });
 });
 

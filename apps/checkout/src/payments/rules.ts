@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { PAYMENT_NOTIFICATION_STATUS, type PaymentNotificationBody } from '@pasar/contracts';
-import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client';
 
 const md5 = (text: string): string => createHash('md5').update(text, 'utf8').digest('hex');
@@ -72,28 +71,6 @@ export function mockReturnPath(orderId: string): string {
 /** PAYMENT_MOCK is honoured outside production only. */
 export function isPaymentMockOn(config: { NODE_ENV: string; PAYMENT_MOCK: boolean }): boolean {
   return config.PAYMENT_MOCK && config.NODE_ENV !== 'production';
-}
-
-/**
- * Points earned on payment (DESIGN §7): 1 per whole MYR of the paid subtotal, i.e. the goods'
- * subtotal less every discount (voucher, KOL, redeemed points); shipping earns nothing.
- */
-export function pointsEarnedFor(subtotal: Prisma.Decimal, discountTotal: Prisma.Decimal): number {
-  const paid = subtotal.minus(discountTotal);
-  return paid.isNegative() ? 0 : paid.floor().toNumber();
-}
-
-const familyNotes = z.object({ familyCartItemIds: z.array(z.uuid()) });
-
-/** The family cart items a family submit recorded in admin_notes (`{"familyCartItemIds":[...]}`); none otherwise. */
-export function familyCartItemIdsOf(adminNotes: string | null): string[] {
-  if (!adminNotes) return [];
-  try {
-    const parsed = familyNotes.safeParse(JSON.parse(adminNotes));
-    return parsed.success ? parsed.data.familyCartItemIds : [];
-  } catch {
-    return [];
-  }
 }
 
 /** The amount and currency the notification reports are exactly the payment's. */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { adminKolCode, adminVoucher, validateKolCodeResponse, validateVoucherResponse } from '@pasar/contracts';
+import { isUniqueViolation } from '@pasar/db';
 import { signedHeaders } from '@pasar/testkit';
 import request from 'supertest';
 import { z } from 'zod';
 import { startTestCheckout, type TestCheckout } from '../../test/checkout';
 import { as, seedCategory, seedKolCode, seedVoucher } from '../orders/test-fixtures';
-import { isUniqueViolation } from './promotions';
 
 let t: TestCheckout;
 let categoryId: string;

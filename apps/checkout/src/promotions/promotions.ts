@@ -1,5 +1,5 @@
 import { listWindow, type CreateKolCodeBody, type CreateVoucherBody, type ListQuery, type UpdateKolCodeBody, type UpdateVoucherBody, type ValidateVoucherBody } from '@pasar/contracts';
-import { sqlStateOf } from '@pasar/db';
+import { isUniqueViolation } from '@pasar/db';
 import { badRequest, conflict, notFound, ProblemError } from '@pasar/service-kit';
 import { Prisma, type KolCode, type PrismaClient, type Voucher } from '../generated/prisma/client';
 import {
@@ -13,6 +13,7 @@ import {
   type DefinitionProblem,
   type VoucherUse,
 } from './rules';
+import { systemClock } from '../deps';
 
 /** What the promotion use cases need. */
 export interface PromotionDeps {
@@ -23,15 +24,6 @@ export interface PromotionDeps {
 /** A Prisma client or a transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 type Tx = Prisma.TransactionClient;
-
-/** True for a unique-constraint violation: Prisma P2002, or PostgreSQL 23505 under a raw query (P2010). */
-export function isUniqueViolation(err: unknown): boolean {
-  if (sqlStateOf(err) === '23505') return true; // plain SQL on the pg pool (the order batcher)
-  if (!(err instanceof Prisma.PrismaClientKnownRequestError)) return false;
-  if (err.code === 'P2002') return true;
-  const cause = (err.meta?.driverAdapterError as { cause?: { originalCode?: unknown } } | undefined)?.cause;
-  return err.code === 'P2010' && cause?.originalCode === '23505';
-}
 
 async function withUniqueCode<T>(write: () => Promise<T>): Promise<T> {
   try {
@@ -172,7 +164,7 @@ export async function applicableVoucher(db: Db, voucherId: string, use: VoucherU
 }
 
 /** POST /checkout/validate-voucher: the checks of a voucher against a cart subtotal (rounded half-up to cents). */
-export function validateVoucher({ prisma, clock = () => new Date() }: PromotionDeps, body: ValidateVoucherBody): Promise<ApplicableVoucher> {
+export function validateVoucher({ prisma, clock = systemClock }: PromotionDeps, body: ValidateVoucherBody): Promise<ApplicableVoucher> {
   return applicableVoucher(prisma, body.voucherId, {
     tier: body.tier,
     storeIds: body.storeId ? [body.storeId] : [],

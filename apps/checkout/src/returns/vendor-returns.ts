@@ -7,6 +7,7 @@ import { reversePoints } from '../loyalty/ledger';
 import { requireOwnStore } from '../stores/stores';
 import { findReturns, type LoadedReturn } from './read';
 import { RETURN_TRANSITIONS, paidValueOf, refundableNow, returnPointsToReverse, type ReturnAction } from './rules';
+import { now } from '../deps';
 
 type Tx = Prisma.TransactionClient;
 
@@ -16,8 +17,6 @@ export interface VendorReturnDeps {
   log: Logger;
   clock?: () => Date;
 }
-
-const now = (deps: VendorReturnDeps) => deps.clock?.() ?? new Date();
 
 /** The returns of the caller's store (403 `no_store` without one), newest first, optionally of one status. */
 export async function listStoreReturns({ prisma }: VendorReturnDeps, ownerUserId: string, page: ListQuery, status?: ReturnStatus): Promise<LoadedReturn[]> {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { enqueueEvent } from '@pasar/bus';
 import { notifyEmailRequested, type SessionUser, type signInBody, type signUpBody } from '@pasar/contracts';
+import { isUniqueViolation } from '@pasar/db';
 import { conflict } from '@pasar/service-kit';
 import type { z } from 'zod';
 import type { GatewayConfig } from '../config';
-import { isUniqueViolation } from '../db';
 import { EVENT_SOURCE, enqueueUserUpserted, normaliseEmail, toSessionUser } from '../users/users';
 import { hashPassword, verifyPassword } from './passwords';
 import { hashSessionToken } from './rules';

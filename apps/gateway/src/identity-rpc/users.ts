@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { RpcRefusal } from '@pasar/bus';
 import type { identityCreateUser, identityResetPassword, identityUsers, RpcRequest, RpcResponse } from '@pasar/contracts';
+import { isUniqueViolation } from '@pasar/db';
 import { hashPassword } from '../auth/passwords';
 import { broadcastUserRevocation, deleteUserSessions, type SessionDeps } from '../auth/sessions';
-import { isUniqueViolation } from '../db';
 import { enqueueUserUpserted, normaliseEmail, toUserSummary } from '../users/users';
 
 type Deps = Pick<SessionDeps, 'prisma' | 'revocations'>;

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { freePort } from '@pasar/testkit';
-import { isInstanceAway, mayRetryElsewhere, parseUpstreamList, startHealthProbe, UpstreamPool } from './upstreams';
+import { parseUpstreamList } from '../config';
+import { isInstanceAway, mayRetryElsewhere, startHealthProbe, UpstreamPool } from './upstreams';
 
 const A = 'http://127.0.0.1:4001';
 const B = 'http://127.0.0.1:4101';

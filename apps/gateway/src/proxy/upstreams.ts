@@ -24,16 +24,6 @@ export function mayRetryElsewhere(code: string | undefined, method: string): boo
   return code === 'ECONNREFUSED' && (method === 'GET' || method === 'HEAD');
 }
 
-/** A comma-separated list of instance URLs (`http://a:4001,http://b:4001`), trimmed, without empties or repeats. */
-export function parseUpstreamList(text: string): string[] {
-  const urls = text
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean)
-    .map((part) => new URL(part).toString().replace(/\/$/, ''));
-  return [...new Set(urls)];
-}
-
 interface Instance {
   url: string;
   /** When it was marked down; undefined while it answers. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { isUniqueViolation } from '@pasar/db';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 import { broadcastUserRevocation, deleteUserSessions, type SessionDeps } from '../auth/sessions';
-import { isUniqueViolation } from '../db';
 import { enqueueUserUpserted, normaliseEmail } from './users';
 
 export interface AdminSeed {
