@@ -17,4 +17,5 @@ export * from './http/payments';
 export * from './http/account-features';
 export * from './b2b';
 export * from './http/b2b';
+export * from './http/b2b-invitations';
 export * from './http/admin';
