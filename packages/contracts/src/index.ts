@@ -12,6 +12,7 @@ export * from './http/orders';
 export * from './http/catalog';
 export * from './http/vendor';
 export * from './http/family';
+export * from './http/family-invites';
 export * from './openapi';
 export * from './http/payments';
 export * from './http/account-features';
