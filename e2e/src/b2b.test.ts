@@ -78,14 +78,15 @@ function temporaryPasswordOf(raw: string): string {
 /** company_admin invites; the invitee signs in with the e-mailed password and completes account setup; b2b activates them. */
 async function invited(e2e: E2eStack, admin: ApiClient, companyId: string, b2bRole: string, label: string): Promise<Member> {
   const login = newCustomer(label);
-  const invite = await admin.post<{ status: string; userId: string }>(`${API}/b2b/${companyId}/team`, { email: login.email, fullName: login.fullName, b2bRole });
-  expect(invite.status).toBe(201);
+  const invite = await admin.post<{ status: string; email: string }>(`${API}/b2b/${companyId}/team`, { email: login.email, fullName: login.fullName, b2bRole });
+  expect(invite.status).toBe(202);
   expect(invite.body.status).toBe('pending');
   const mail = await e2e.smtp.waitFor((m) => m.to.includes(login.email) && /invited you/.test(m.subject), 30_000);
   expect(mail.subject).toContain(company.name);
   const temporary = temporaryPasswordOf(mail.raw);
   const client = e2e.client();
-  expect((await client.post(`${API}/auth/sign-in`, { email: login.email, password: temporary })).status).toBe(200);
+  const signIn = await client.post<{ user: { id: string } }>(`${API}/auth/sign-in`, { email: login.email, password: temporary });
+  expect(signIn.status).toBe(200);
   // pending until account setup
   expect((await client.get<Problem>(`${API}/b2b/${companyId}/team`)).body.code).toBe('membership_pending');
   const setup = await client.post(`${API}/account/setup`, {
@@ -97,7 +98,7 @@ async function invited(e2e: E2eStack, admin: ApiClient, companyId: string, b2bRo
   });
   expect(setup.status).toBe(204);
   await pollUntil<{ role: string; memberStatus: string } | null>(client, '/b2b/context', (c) => c?.memberStatus === 'active' && c.role === b2bRole);
-  return { client, userId: invite.body.userId, email: login.email };
+  return { client, userId: signIn.body.user.id, email: login.email };
 }
 
 /** B2B submit; the store's shipping method reaches checkout by event, so a 400 shipping_* answer is retried with the same key. */

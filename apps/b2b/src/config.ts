@@ -11,5 +11,7 @@ export const b2bConfigSchema = serviceConfigSchema({ port: 4002, schema: 'b2b' }
   B2B_RESERVATION_TTL: durationSchema().default(10 * 60_000),
   /** How often the durable sweep looks for expired reservations. */
   B2B_RESERVATION_SWEEP: durationSchema().default(30_000),
+  /** Team invites one company may send in 24 hours (every attempt counts); past it 429 `invite_limit_reached`. */
+  B2B_INVITES_PER_DAY: z.coerce.number().int().min(1).max(10_000).default(20),
 });
 export type B2bConfig = z.infer<typeof b2bConfigSchema>;

@@ -1,7 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { silentLog } from '@pasar/testkit';
-import { admin, companyBody, companyUpdate, customer, givenApprovedCompany, givenApprovedRequest, givenRequest, useTestB2b, type Caller, type TestB2b, type TestCompany } from '../test/b2b';
-import { confirmOrder } from './orders/events';
+import {
+  admin,
+  companyBody,
+  companyUpdate,
+  confirmed,
+  customer,
+  givenApprovedCompany,
+  givenApprovedRequest,
+  givenCheckedOut,
+  givenMember,
+  givenRequest,
+  useTestB2b,
+  type Caller,
+  type TestB2b,
+  type TestCompany,
+} from '../test/b2b';
 
 /**
  * DESIGN §7 roles, for every b2b endpoint: company_admin, approver, finance, staff, a customer
@@ -50,8 +63,18 @@ const ROWS: Row[] = [
   {
     name: 'POST team (invite)',
     call: async (w) => ({ method: 'POST', path: `/b2b/${w.company.companyId}/team`, body: { email: `inv-${randomUUID()}@example.test`, fullName: 'Invitee', b2bRole: 'staff' } }),
-    expect: members(403, { company_admin: 201 }),
+    expect: members(403, { company_admin: 202 }),
   },
+  {
+    name: 'DELETE team member (another member)',
+    call: async (w) => {
+      const fresh = await givenMember(w.t, w.company.companyId, 'staff');
+      const member = await w.t.b2b.prisma.companyMember.findFirstOrThrow({ where: { userId: fresh.userId } });
+      return { method: 'DELETE', path: `/b2b/${w.company.companyId}/team/${member.id}` };
+    },
+    expect: members(403, { company_admin: 204 }),
+  },
+  { name: 'GET /b2b/invitations', call: get(() => '/b2b/invitations'), expect: members(200, { non_member: 200, other_admin: 200 }) },
   { name: 'GET dashboard-stats', call: get((w) => `/b2b/${w.company.companyId}/dashboard-stats`), expect: members(200) },
   { name: 'GET orders', call: get((w) => `/b2b/${w.company.companyId}/orders`), expect: members(200) },
   { name: 'GET company-details', call: get((w) => `/b2b/${w.company.companyId}/company-details`), expect: members(200) },
@@ -119,9 +142,8 @@ async function setUp(): Promise<World> {
   const company = await givenApprovedCompany(t);
   const other = await givenApprovedCompany(t);
   const requestId = await givenApprovedRequest(t, company);
-  const orderId = randomUUID();
-  await t.b2b.prisma.$transaction((tx) =>
-    confirmOrder(tx, silentLog, {
+  const orderId = await givenCheckedOut(t, company, [requestId]);
+  await confirmed(t, {
       orderId,
       shortId: 'PSR-ROLES1',
       customerId: company.owner.userId,
@@ -132,9 +154,8 @@ async function setUp(): Promise<World> {
       total: '499.80',
       shippingAddress: { fullName: 'A', phone: '1', addressLine1: 'x', addressLine2: null, city: 'c', postcode: '1', state: 's' },
       subOrders: [],
-      createdAt: new Date().toISOString(),
-    }),
-  );
+    createdAt: new Date().toISOString(),
+  });
   callers = {
     ...company.members,
     non_member: customer(),

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { RpcRefusal, serveRpc, type Bus } from '@pasar/bus';
+import { callRpc, RpcRefusal, serveRpc, type Bus } from '@pasar/bus';
 import {
+  b2bReserveRequests,
+  checkoutB2bReservationOrder,
+  checkoutCancelB2bOrder,
+  checkoutOrderCreated,
   checkoutOrderDetails,
   checkoutProductSnapshot,
   identityCreateUser,
@@ -11,6 +15,7 @@ import {
   type EventData,
   type EventEnvelope,
   type OrderDetail,
+  type OrderStatus,
   type RpcResponse,
   type StreamName,
   type UserSummary,
@@ -19,6 +24,7 @@ import { createTestSchema } from '@pasar/db';
 import { loadConfig } from '@pasar/service-kit';
 import { createTestBus, signFor, silentLog, testServiceEnv, waitFor, type TestBus } from '@pasar/testkit';
 import { startB2b, type B2bService } from '../src/app';
+import { checkoutOrdersOver, confirmOrder } from '../src/orders/events';
 import { b2bConfigSchema } from '../src/config';
 
 type Snapshot = RpcResponse<typeof checkoutProductSnapshot>;
@@ -33,6 +39,11 @@ export class Peers {
   readonly sentEmails: EmailMessage[] = [];
   readonly products = new Map<string, Snapshot>();
   readonly orders = new Map<string, OrderDetail>();
+  /** checkout's orders placed by reservations: reservation id → order id and status (as b2b_reservation). */
+  readonly placed = new Map<string, { orderId: string; status: OrderStatus }>();
+  /** The orders b2b asked checkout to cancel, in order. */
+  readonly cancelCalls: string[] = [];
+  checkoutDown = false;
   /** create_user calls, in order (to check the idempotency key and the password flag). */
   readonly createUserCalls: { email: string; idempotencyKey?: string; mustChangePassword: boolean }[] = [];
   notifierDown = false;
@@ -65,6 +76,18 @@ export class Peers {
         return product;
       }),
       serveRpc(this.bus, checkoutOrderDetails, async ({ orderId }) => ({ order: this.orders.get(orderId) ?? null })),
+      serveRpc(this.bus, checkoutB2bReservationOrder, async ({ reservationId }) => {
+        if (this.checkoutDown) throw new RpcRefusal('unavailable', 'checkout is down');
+        const placed = this.placed.get(reservationId);
+        return { orderId: placed?.orderId ?? null, status: placed?.status ?? null };
+      }),
+      serveRpc(this.bus, checkoutCancelB2bOrder, async ({ orderId }) => {
+        this.cancelCalls.push(orderId);
+        const placed = [...this.placed.values()].find((p) => p.orderId === orderId);
+        if (!placed || placed.status !== 'pending_payment') return { cancelled: false, status: placed?.status ?? null };
+        placed.status = 'cancelled';
+        return { cancelled: true, status: 'cancelled' as const };
+      }),
     ];
   }
 
@@ -80,6 +103,12 @@ export class Peers {
     };
     this.users.set(id, user);
     return user;
+  }
+
+  /** checkout placed `orderId` (pending payment) for `reservationId`. */
+  placeOrder(reservationId: string, orderId: string = randomUUID()): string {
+    this.placed.set(reservationId, { orderId, status: 'pending_payment' });
+    return orderId;
   }
 
   addProduct(fields: Partial<Snapshot> = {}): Snapshot {
@@ -249,6 +278,19 @@ export async function givenApprovedRequest(t: TestB2b, company: TestCompany, pro
   if (res.status !== 204) throw new Error(`approve request: ${res.status} ${JSON.stringify(res.body)}`);
   return id;
 }
+
+/**
+ * Finance checked the requests out: b2b holds them under a reservation (rpc, as checkout asks)
+ * and checkout placed `orderId` for it; delivering its order.created is the test's part.
+ */
+export async function givenCheckedOut(t: TestB2b, company: TestCompany, requestIds: string[], orderId: string = randomUUID()): Promise<string> {
+  const { reservationId } = await callRpc(t.peer.bus, b2bReserveRequests, { reservationId: randomUUID(), userId: company.owner.userId, purchaseRequestIds: requestIds });
+  return t.peers.placeOrder(reservationId, orderId);
+}
+
+/** b2b handles the order's checkout.order.created (in a transaction of its own, as its consumer does). */
+export const confirmed = (t: TestB2b, order: EventData<typeof checkoutOrderCreated>) =>
+  t.b2b.prisma.$transaction((tx) => confirmOrder(tx, silentLog, checkoutOrdersOver(t.b2b.bus), order));
 
 /** The `data` of b2b's outbox events of one type, oldest first. */
 export async function outboxEvents<E extends EventContract>(t: TestB2b, contract: E): Promise<EventData<E>[]> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { orderStatusSchema } from './commerce';
 import { postalAddress } from './http/common';
 import { orderDetail } from './http/orders';
 import { defineEvent, defineRpc } from './messaging';
@@ -44,16 +45,49 @@ export const b2bReserveRequests = defineRpc(
     /** The company's address, for orders submitted without an addressId. */
     companyAddress: postalAddress,
     lines: z.array(
-      z.object({ purchaseRequestId: z.uuid(), productId: z.uuid(), variantId: z.uuid().nullable(), quantity: z.number().int().positive() }),
+      z.object({
+        purchaseRequestId: z.uuid(),
+        productId: z.uuid(),
+        variantId: z.uuid().nullable(),
+        quantity: z.number().int().positive(),
+        /** The unit price the approver approved (the request's snapshot): the order is priced at it or refused. */
+        unitPrice: z.string(),
+      }),
     ),
+    /** The requests this call newly held (empty on a repeat): all a failed submit may release. */
+    reserved: z.array(z.uuid()),
   }),
 );
 
-/** checkout's B2B submit failed after reserving: the requests still checkout_pending under this reservation become approved again. */
+/**
+ * checkout's B2B submit failed after reserving: of the requests this call reserved (`reserved` of
+ * its reserve answer), those still checkout_pending under this reservation become approved again.
+ */
 export const b2bReleaseRequests = defineRpc(
   'rpc.b2b.release_requests',
-  z.object({ reservationId: z.uuid() }),
+  z.object({ reservationId: z.uuid(), purchaseRequestIds: z.array(z.uuid()).min(1).max(50) }),
   z.object({ released: z.number().int() }),
+);
+
+/**
+ * b2b's reservation sweep and order confirmation ask checkout which order a reservation placed
+ * (at most one: checkout records it in the order's transaction), and its status; null when none.
+ */
+export const checkoutB2bReservationOrder = defineRpc(
+  'rpc.checkout.b2b_reservation_order',
+  z.object({ reservationId: z.uuid() }),
+  z.object({ orderId: z.uuid().nullable(), status: orderStatusSchema.nullable() }),
+);
+
+/**
+ * b2b found a B2B order whose purchase requests its reservation no longer holds (another order has
+ * them): checkout cancels it while unpaid and returns its stock. `cancelled` false: the order was
+ * not pending payment (its status says what it is).
+ */
+export const checkoutCancelB2bOrder = defineRpc(
+  'rpc.checkout.cancel_b2b_order',
+  z.object({ orderId: z.uuid(), reason: z.string().max(200) }),
+  z.object({ cancelled: z.boolean(), status: orderStatusSchema.nullable() }),
 );
 
 /** b2b's order detail: checkout answers the order detail (null when no such order). */

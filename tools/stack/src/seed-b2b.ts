@@ -54,9 +54,15 @@ export async function seedB2bDemo(options: B2bDemoSeedOptions): Promise<{ compan
     msicCode: '46900',
   };
   expectStatus('B2B company TIN and MSIC', await owner.call('PATCH', `/b2b/companies/${companyId}`, edit), 204);
-  // an existing customer joins at once (no temporary password); 502: the invite e-mail could not be sent, the member is in
+  // an existing customer is invited (202 whatever the e-mail) and accepts; 502: the invite e-mail could not be sent, the invitation stands
   const invite = await owner.call('POST', `/b2b/${companyId}/team`, { email: DEMO_B2B_STAFF_EMAIL, fullName: 'Demo Staff', b2bRole: 'staff' });
-  expectStatus('B2B staff member', invite, 201, 409, 502);
+  expectStatus('B2B staff member', invite, 202, 502);
+  const staff = await signIn(gatewayUrl, DEMO_B2B_STAFF_EMAIL, password);
+  const invitations = await staff.call('GET', '/b2b/invitations');
+  expectStatus('B2B invitations', invitations, 200);
+  for (const invitation of invitations.json as { id: string; companyId: string }[]) {
+    if (invitation.companyId === companyId) expectStatus('B2B invitation accepted', await staff.call('POST', `/b2b/invitations/${invitation.id}/accept`), 204);
+  }
   return { companyId };
 }
 

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkoutOrderCreated, checkoutOrderPaid, checkoutOrderStatusChanged, type EventData, type OrderDetail } from '@pasar/contracts';
-import { silentLog } from '@pasar/testkit';
-import { envelope, givenApprovedCompany, givenApprovedRequest, publishAndWait, useTestB2b, type TestB2b, type TestCompany } from '../../test/b2b';
-import { applyOrderPaid, applyOrderStatus, confirmOrder } from './events';
+import { confirmed, envelope, givenApprovedCompany, givenApprovedRequest, givenCheckedOut, publishAndWait, useTestB2b, type TestB2b, type TestCompany } from '../../test/b2b';
+import { applyOrderPaid, applyOrderStatus } from './events';
 
 const env = useTestB2b();
 
@@ -27,7 +26,8 @@ function created(requestIds: string[], total: string, createdAt = new Date()): E
 async function givenOrder(t: TestB2b, company: TestCompany, total: string, paidAt: Date | null) {
   const id = await givenApprovedRequest(t, company);
   const order = created([id], total);
-  await t.b2b.prisma.$transaction((tx) => confirmOrder(tx, silentLog, order));
+  await givenCheckedOut(t, company, [id], order.orderId);
+  await confirmed(t, order);
   if (paidAt) {
     await t.b2b.prisma.$transaction((tx) =>
       applyOrderPaid(tx, { orderId: order.orderId, shortId: order.shortId, customerId: order.customerId, isB2b: true, subOrderIds: [], total, paidAt: paidAt.toISOString() }),
@@ -57,6 +57,7 @@ describe('the B2B order read model', () => {
     // status before created: waits in the row, created fills the rest in
     const id = await givenApprovedRequest(t, company);
     const early = created([id], '10.00');
+    await givenCheckedOut(t, company, [id], early.orderId);
     await publishAndWait(t.peer.bus, envelope(checkoutOrderStatusChanged, statusChange(early.orderId, 'paid')), 'b2b-order-status', 'CHECKOUT');
     await publishAndWait(t.peer.bus, envelope(checkoutOrderCreated, early), 'b2b-order-created', 'CHECKOUT');
     expect(await t.b2b.prisma.b2bOrder.findUniqueOrThrow({ where: { orderId: early.orderId } })).toMatchObject({ status: 'paid', companyId: company.companyId, shortId: early.shortId });

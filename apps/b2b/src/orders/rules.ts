@@ -28,3 +28,29 @@ export const SPENT_STATUSES: readonly OrderStatus[] = ['paid', 'processing', 'pa
 /** The UTC month (YYYY-MM) of an instant, and the first instant of that month. */
 export const monthOf = (at: Date): string => at.toISOString().slice(0, 7);
 export const startOfMonth = (at: Date): Date => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+
+/**
+ * Order statuses that end an order without payment: its purchase requests return to approved. (A
+ * cancelled order may have been paid first; b2b's own duplicates, cancelled unpaid, never held any.)
+ */
+const ENDED_UNPAID: readonly string[] = ['expired', 'payment_failed'];
+export const orderEndedUnpaid = (status: string): boolean => ENDED_UNPAID.includes(status);
+
+/**
+ * Whether a new B2B order may take its purchase requests: all of them found, each held
+ * (checkout_pending) by one and the same reservation, and that reservation placed this order.
+ */
+export function orderHoldsRequests(
+  orderId: string,
+  wanted: number,
+  requests: readonly { status: string; reservationId: string | null }[],
+  orderOfReservation: string | null,
+): boolean {
+  const reservationId = requests[0]?.reservationId ?? null;
+  return (
+    reservationId !== null &&
+    requests.length === wanted &&
+    requests.every((r) => r.status === 'checkout_pending' && r.reservationId === reservationId) &&
+    orderOfReservation === orderId
+  );
+}

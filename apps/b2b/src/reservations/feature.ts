@@ -5,5 +5,5 @@ import { reservationResponders, startReservationSweep } from './reservations';
 export const reservationsFeature: B2bFeature = {
   name: 'reservations',
   rpc: ({ bus, prisma }) => reservationResponders(bus, prisma),
-  workers: ({ prisma, log, config }) => [startReservationSweep({ prisma, log }, config.B2B_RESERVATION_TTL, config.B2B_RESERVATION_SWEEP)],
+  workers: ({ prisma, bus, log, config }) => [startReservationSweep({ prisma, bus, log }, config.B2B_RESERVATION_TTL, config.B2B_RESERVATION_SWEEP)],
 };

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { callRpc, RpcFailedError } from '@pasar/bus';
-import { b2bReleaseRequests, b2bReserveRequests, checkoutOrderCreated, type EventData } from '@pasar/contracts';
+import { b2bReleaseRequests, b2bReserveRequests, checkoutOrderCreated, checkoutOrderStatusChanged, type EventData } from '@pasar/contracts';
 import { silentLog } from '@pasar/testkit';
 import { envelope, givenApprovedCompany, givenApprovedRequest, givenRequest, publishAndWait, useTestB2b, type TestB2b } from '../../test/b2b';
-import { confirmOrder } from '../orders/events';
+import { checkoutOrdersOver, confirmOrder } from '../orders/events';
 import { releaseExpiredReservations } from './reservations';
 
 const TTL = 10 * 60_000;
@@ -21,6 +21,10 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
   }
   throw new Error('expected a refusal');
 }
+
+/** One pass of the sweep at `at`, with b2b's bus (checkout answers on the peers). */
+const sweep = (t: TestB2b, at: () => Date) => releaseExpiredReservations({ prisma: t.b2b.prisma, bus: t.b2b.bus, log: silentLog, clock: at }, TTL);
+const afterTtl = () => new Date(Date.now() + TTL + 60_000);
 
 const statusOf = async (t: TestB2b, id: string) => (await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).status;
 
@@ -50,15 +54,23 @@ describe('rpc.b2b.reserve_requests / release_requests', () => {
     const reservationId = randomUUID();
     const held = await reserve(t, { reservationId, userId: company.members.finance.userId, purchaseRequestIds: [a, b] });
     expect(held).toMatchObject({ reservationId, companyId: company.companyId, buyerTin: 'C12345678', companyAddress: { addressLine1: '12 Jalan Industri', fullName: 'Aisyah Rahman' } });
-    expect(held.lines).toEqual(expect.arrayContaining([expect.objectContaining({ purchaseRequestId: a, quantity: 3 }), expect.objectContaining({ purchaseRequestId: b, quantity: 2 })]));
+    expect(held.lines).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ purchaseRequestId: a, quantity: 3, unitPrice: '249.90' }),
+        expect.objectContaining({ purchaseRequestId: b, quantity: 2 }),
+      ]),
+    );
+    expect([...held.reserved].sort()).toEqual([a, b].sort());
     expect([await statusOf(t, a), await statusOf(t, b)]).toEqual(['checkout_pending', 'checkout_pending']);
-    expect(await reserve(t, { reservationId, userId: company.members.finance.userId, purchaseRequestIds: [b, a] })).toMatchObject({ reservationId });
+    expect(await reserve(t, { reservationId, userId: company.members.finance.userId, purchaseRequestIds: [b, a] })).toMatchObject({ reservationId, reserved: [] });
     // another reservation of the same requests is refused
     expect(await refusal(reserve(t, { userId: company.owner.userId, purchaseRequestIds: [a] }))).toBe('not_approved');
 
-    expect(await callRpc(t.peer.bus, b2bReleaseRequests, { reservationId })).toEqual({ released: 2 });
-    expect(await statusOf(t, a)).toBe('approved');
-    expect(await callRpc(t.peer.bus, b2bReleaseRequests, { reservationId })).toEqual({ released: 0 });
+    // a release frees only the requests it names (what the failed call reserved)
+    expect(await callRpc(t.peer.bus, b2bReleaseRequests, { reservationId, purchaseRequestIds: [a] })).toEqual({ released: 1 });
+    expect([await statusOf(t, a), await statusOf(t, b)]).toEqual(['approved', 'checkout_pending']);
+    expect(await callRpc(t.peer.bus, b2bReleaseRequests, { reservationId, purchaseRequestIds: [a, b] })).toEqual({ released: 1 });
+    expect(await callRpc(t.peer.bus, b2bReleaseRequests, { reservationId, purchaseRequestIds: [a, b] })).toEqual({ released: 0 });
   });
 
   test('refusals: staff/approver forbidden, another company or unknown not_found, pending not_approved, no TIN tax_incomplete; nothing held', async () => {
@@ -94,35 +106,68 @@ describe('rpc.b2b.reserve_requests / release_requests', () => {
 });
 
 describe('confirmation and the sweep', () => {
-  test('order.created marks the requests paid with the order id and records the order; a redelivery changes nothing', async () => {
+  const confirm = (t: TestB2b, event: EventData<typeof checkoutOrderCreated>) =>
+    t.b2b.prisma.$transaction((tx) => confirmOrder(tx, silentLog, checkoutOrdersOver(t.b2b.bus), event));
+
+  test('order.created of the order the reservation placed marks the requests paid and records the order; a redelivery changes nothing', async () => {
     const t = env();
     const company = await givenApprovedCompany(t);
     const id = await givenApprovedRequest(t, company);
-    await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [id] });
-    const event = envelope(checkoutOrderCreated, orderCreated([id]));
+    const { reservationId } = await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [id] });
+    const event = envelope(checkoutOrderCreated, orderCreated([id], { orderId: t.peers.placeOrder(reservationId) }));
     await publishAndWait(t.peer.bus, event, 'b2b-order-created', 'CHECKOUT');
     await publishAndWait(t.peer.bus, { ...event }, 'b2b-order-created', 'CHECKOUT');
     expect(await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'paid', orderId: event.data.orderId });
     expect(await t.b2b.prisma.b2bOrder.findUniqueOrThrow({ where: { orderId: event.data.orderId } })).toMatchObject({ companyId: company.companyId, status: 'pending_payment', subOrderCount: 0 });
+    expect(t.peers.cancelCalls).not.toContain(event.data.orderId);
   });
 
-  test('the sweep releases only reservations older than the TTL, and a confirmed one never', async () => {
+  test('the sweep releases only expired reservations that placed no order (or whose order ended unpaid), never a confirmed one', async () => {
     const t = env();
     const company = await givenApprovedCompany(t);
-    const old = await givenApprovedRequest(t, company);
-    const fresh = await givenApprovedRequest(t, company);
-    const confirmed = await givenApprovedRequest(t, company);
-    await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [old] });
-    await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [fresh] });
-    await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [confirmed] });
-    await t.b2b.prisma.$transaction((tx) => confirmOrder(tx, silentLog, orderCreated([confirmed])));
+    const [old, fresh, confirmed, ordered, expired] = [
+      await givenApprovedRequest(t, company),
+      await givenApprovedRequest(t, company),
+      await givenApprovedRequest(t, company),
+      await givenApprovedRequest(t, company),
+      await givenApprovedRequest(t, company),
+    ];
+    for (const id of [old, fresh, confirmed, ordered, expired]) await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [id] });
+    const reservationOf = async (id: string) => (await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).reservationId!;
+    const confirmedOrder = t.peers.placeOrder(await reservationOf(confirmed));
+    await confirm(t, orderCreated([confirmed], { orderId: confirmedOrder }));
+    t.peers.placeOrder(await reservationOf(ordered));
+    t.peers.placed.set(await reservationOf(expired), { orderId: randomUUID(), status: 'expired' });
     const at = new Date(Date.now() + 60_000);
-    await t.b2b.prisma.purchaseRequest.update({ where: { id: old }, data: { reservedAt: new Date(at.getTime() - TTL - 1) } });
+    await t.b2b.prisma.purchaseRequest.updateMany({ where: { id: { in: [old, ordered, expired] } }, data: { reservedAt: new Date(at.getTime() - TTL - 1) } });
 
-    const released = await releaseExpiredReservations({ prisma: t.b2b.prisma, clock: () => at }, TTL);
-    expect(released).toContain(old);
+    const released = await sweep(t, () => at);
+    expect(released).toEqual(expect.arrayContaining([old, expired]));
     expect(released).not.toContain(fresh);
-    expect([await statusOf(t, old), await statusOf(t, fresh), await statusOf(t, confirmed)]).toEqual(['approved', 'checkout_pending', 'paid']);
+    expect(released).not.toContain(ordered);
+    expect(await Promise.all([old, fresh, confirmed, ordered, expired].map((id) => statusOf(t, id)))).toEqual([
+      'approved',
+      'checkout_pending',
+      'paid',
+      'checkout_pending',
+      'approved',
+    ]);
+  });
+
+  test('checkout not answering: the sweep releases nothing and the next pass does', async () => {
+    const t = env();
+    const company = await givenApprovedCompany(t);
+    const id = await givenApprovedRequest(t, company);
+    await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [id] });
+    t.peers.checkoutDown = true;
+    try {
+      expect(await sweep(t, afterTtl)).not.toContain(id);
+      expect(await statusOf(t, id)).toBe('checkout_pending');
+    } finally {
+      t.peers.checkoutDown = false;
+    }
+    expect(await sweep(t, afterTtl)).toContain(id);
+    expect(await statusOf(t, id)).toBe('approved');
   });
 
   test('two sweeps at once release each reservation once', async () => {
@@ -130,29 +175,62 @@ describe('confirmation and the sweep', () => {
     const company = await givenApprovedCompany(t);
     const ids = [await givenApprovedRequest(t, company), await givenApprovedRequest(t, company), await givenApprovedRequest(t, company)];
     for (const id of ids) await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [id] });
-    const later = () => new Date(Date.now() + TTL + 60_000);
-    const [a, b] = await Promise.all([
-      releaseExpiredReservations({ prisma: t.b2b.prisma, clock: later }, TTL),
-      releaseExpiredReservations({ prisma: t.b2b.prisma, clock: later }, TTL),
-    ]);
+    const [a, b] = await Promise.all([sweep(t, afterTtl), sweep(t, afterTtl)]);
     const mine = [...a, ...b].filter((id) => ids.includes(id));
     expect(mine.sort()).toEqual([...ids].sort());
   });
 
-  test('the crossing: order.created arriving after the sweep released the reservation still confirms the requests to that order', async () => {
+  test('order.created delayed past the TTL: the reservation is kept, a second submit is refused, the late event confirms; one order', async () => {
     const t = env();
     const company = await givenApprovedCompany(t);
     const id = await givenApprovedRequest(t, company);
-    await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [id] });
-    await releaseExpiredReservations({ prisma: t.b2b.prisma, clock: () => new Date(Date.now() + TTL + 1000) }, TTL);
+    const { reservationId } = await reserve(t, { userId: company.members.finance.userId, purchaseRequestIds: [id] });
+    // checkout placed the order; its order.created has not reached b2b (relay or consumer stopped)
+    const orderId = t.peers.placeOrder(reservationId);
+    expect(await sweep(t, afterTtl)).not.toContain(id);
+    expect(await sweep(t, () => new Date(Date.now() + 10 * TTL))).not.toContain(id);
+    expect(await statusOf(t, id)).toBe('checkout_pending');
+    // finance submits again: b2b refuses to hold the request for another order
+    expect(await refusal(reserve(t, { userId: company.members.finance.userId, purchaseRequestIds: [id] }))).toBe('not_approved');
+
+    await publishAndWait(t.peer.bus, envelope(checkoutOrderCreated, orderCreated([id], { orderId })), 'b2b-order-created', 'CHECKOUT');
+    expect(await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'paid', orderId });
+    expect(t.peers.cancelCalls).not.toContain(orderId);
+    expect(t.peers.placed.get(reservationId)).toEqual({ orderId, status: 'pending_payment' });
+  });
+
+  test('a duplicate order (its reservation released, the requests held by another checkout since) is cancelled; the other order confirms', async () => {
+    const t = env();
+    const company = await givenApprovedCompany(t);
+    const id = await givenApprovedRequest(t, company);
+    const first = await reserve(t, { userId: company.members.finance.userId, purchaseRequestIds: [id] });
+    // the sweep asked before the first order committed: none yet, released
+    expect(await sweep(t, afterTtl)).toContain(id);
+    const second = await reserve(t, { userId: company.members.finance.userId, purchaseRequestIds: [id] });
+    const late = t.peers.placeOrder(first.reservationId);
+    const other = t.peers.placeOrder(second.reservationId);
+
+    await publishAndWait(t.peer.bus, envelope(checkoutOrderCreated, orderCreated([id], { orderId: late })), 'b2b-order-created', 'CHECKOUT');
+    expect(t.peers.cancelCalls).toContain(late);
+    expect(await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'checkout_pending', reservationId: second.reservationId, orderId: null });
+
+    await publishAndWait(t.peer.bus, envelope(checkoutOrderCreated, orderCreated([id], { orderId: other })), 'b2b-order-created', 'CHECKOUT');
+    expect(await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'paid', orderId: other });
+    const payable = [...t.peers.placed.values()].filter((p) => [late, other].includes(p.orderId) && p.status === 'pending_payment');
+    expect(payable.map((p) => p.orderId)).toEqual([other]);
+  });
+
+  test('an order for requests released and never held again is cancelled, not confirmed', async () => {
+    const t = env();
+    const company = await givenApprovedCompany(t);
+    const id = await givenApprovedRequest(t, company);
+    const { reservationId } = await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [id] });
+    await sweep(t, afterTtl);
     expect(await statusOf(t, id)).toBe('approved');
-    const event = envelope(checkoutOrderCreated, orderCreated([id]));
-    await publishAndWait(t.peer.bus, event, 'b2b-order-created', 'CHECKOUT');
-    expect(await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'paid', orderId: event.data.orderId });
-    // a second order for the same requests does not take them
-    const second = envelope(checkoutOrderCreated, orderCreated([id]));
-    await publishAndWait(t.peer.bus, second, 'b2b-order-created', 'CHECKOUT');
-    expect((await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).orderId).toBe(event.data.orderId);
+    const orderId = t.peers.placeOrder(reservationId);
+    await publishAndWait(t.peer.bus, envelope(checkoutOrderCreated, orderCreated([id], { orderId })), 'b2b-order-created', 'CHECKOUT');
+    expect(await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'approved', orderId: null });
+    expect(t.peers.placed.get(reservationId)?.status).toBe('cancelled');
   });
 
   test('a cancelled request is not confirmed by a late order', async () => {
@@ -160,7 +238,37 @@ describe('confirmation and the sweep', () => {
     const company = await givenApprovedCompany(t);
     const id = await givenApprovedRequest(t, company);
     await t.call('POST', `/b2b/purchase-requests/${id}/cancel`, company.members.staff);
-    await t.b2b.prisma.$transaction((tx) => confirmOrder(tx, silentLog, orderCreated([id])));
+    const orderId = randomUUID();
+    await confirm(t, orderCreated([id], { orderId }));
     expect(await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'cancelled', orderId: null });
+    expect(t.peers.cancelCalls).toContain(orderId);
+  });
+
+  test.each(['expired', 'payment_failed'] as const)('the order %s: its requests return to approved and can be checked out again', async (status) => {
+    const t = env();
+    const company = await givenApprovedCompany(t);
+    const id = await givenApprovedRequest(t, company);
+    const { reservationId } = await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [id] });
+    const orderId = t.peers.placeOrder(reservationId);
+    await publishAndWait(t.peer.bus, envelope(checkoutOrderCreated, orderCreated([id], { orderId })), 'b2b-order-created', 'CHECKOUT');
+    expect(await statusOf(t, id)).toBe('paid');
+    const change = { orderId, isB2b: true, previousStatus: 'pending_payment' as const, status, changedAt: new Date().toISOString() };
+    await publishAndWait(t.peer.bus, envelope(checkoutOrderStatusChanged, change), 'b2b-order-status', 'CHECKOUT');
+    expect(await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'approved', orderId: null, reservationId: null });
+    expect(await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [id] })).toMatchObject({ reserved: [id] });
+  });
+
+  test('a paid order keeps its requests paid, also once cancelled', async () => {
+    const t = env();
+    const company = await givenApprovedCompany(t);
+    const id = await givenApprovedRequest(t, company);
+    const { reservationId } = await reserve(t, { userId: company.owner.userId, purchaseRequestIds: [id] });
+    const orderId = t.peers.placeOrder(reservationId);
+    await publishAndWait(t.peer.bus, envelope(checkoutOrderCreated, orderCreated([id], { orderId })), 'b2b-order-created', 'CHECKOUT');
+    for (const status of ['paid', 'cancelled'] as const) {
+      const change = { orderId, isB2b: true, previousStatus: 'pending_payment' as const, status, changedAt: new Date().toISOString() };
+      await publishAndWait(t.peer.bus, envelope(checkoutOrderStatusChanged, change), 'b2b-order-status', 'CHECKOUT');
+    }
+    expect(await t.b2b.prisma.purchaseRequest.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'paid', orderId });
   });
 });

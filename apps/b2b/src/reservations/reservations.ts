@@ -1,13 +1,13 @@
-import { RpcRefusal, serveRpc, type Bus } from '@pasar/bus';
-import { b2bReleaseRequests, b2bReserveRequests, type RpcRequest, type RpcResponse } from '@pasar/contracts';
+import { callRpc, RpcRefusal, serveRpc, type Bus } from '@pasar/bus';
+import { b2bReleaseRequests, b2bReserveRequests, checkoutB2bReservationOrder, type RpcRequest, type RpcResponse } from '@pasar/contracts';
 import { startPeriodic, type PeriodicWorker } from '@pasar/service-kit';
-import type { Logger } from 'pino';
 import { now, type B2bDeps } from '../deps';
 import type { PrismaClient, PurchaseRequest } from '../generated/prisma/client';
 import { taxGate, type Refusal } from '../members/rules';
-import { planReservation, reservationCutoff } from './rules';
+import { planReservation, reservationCutoff, reservationReleasable } from './rules';
 
 type Deps = Pick<B2bDeps, 'prisma' | 'clock'>;
+type SweepDeps = Deps & Pick<B2bDeps, 'bus' | 'log'>;
 type ReserveInput = RpcRequest<typeof b2bReserveRequests>;
 type Reservation = RpcResponse<typeof b2bReserveRequests>;
 export type ReserveResult = { ok: true; reservation: Reservation } | Refusal<'not_found' | 'forbidden' | 'not_approved' | 'tax_incomplete'>;
@@ -58,45 +58,69 @@ export async function reserveRequests(deps: Deps, input: ReserveInput): Promise<
           postcode: company.postcode,
           state: company.state,
         },
-        lines: requests.map((r: PurchaseRequest) => ({ purchaseRequestId: r.id, productId: r.productId, variantId: r.variantId, quantity: r.quantity })),
+        lines: requests.map((r: PurchaseRequest) => ({
+          purchaseRequestId: r.id,
+          productId: r.productId,
+          variantId: r.variantId,
+          quantity: r.quantity,
+          unitPrice: r.unitPrice.toFixed(2),
+        })),
+        reserved: plan.action === 'reserve' ? ids : [],
       },
     };
   });
 }
 
 /**
- * The compensation of B2B submit, and the sweep's release: the requests still checkout_pending
- * under this reservation become approved again. Confirmed (paid) requests are untouched.
+ * The compensation of B2B submit: of the given requests (those the failed call reserved), the ones
+ * still checkout_pending under this reservation become approved again. Confirmed (paid) requests,
+ * and requests the call did not reserve, are untouched.
  */
-export async function releaseRequests(deps: Deps, reservationId: string): Promise<number> {
+export async function releaseRequests(deps: Deps, reservationId: string, purchaseRequestIds: readonly string[]): Promise<number> {
   const released = await deps.prisma.purchaseRequest.updateMany({
-    where: { reservationId, status: 'checkout_pending' },
+    where: { reservationId, id: { in: [...purchaseRequestIds] }, status: 'checkout_pending' },
     data: { status: 'approved', reservationId: null, reservedAt: null, updatedAt: now(deps) },
   });
   return released.count;
 }
 
 /**
- * One pass of the reservation sweep (DESIGN §6, STYLE §2): releases up to `batchSize` requests
- * whose reservation is older than the TTL. Rows are claimed with FOR UPDATE SKIP LOCKED, so
- * instances take disjoint rows and a row a confirmation holds is left for the next pass.
+ * One pass of the reservation sweep (DESIGN §6, STYLE §2): of up to `batchSize` reservations older
+ * than the TTL, releases those that placed no order, as checkout answers
+ * (rpc.checkout.b2b_reservation_order): none, or one that ended unpaid. A reservation whose order
+ * exists keeps its requests for that order's order.created, however late it comes; when checkout
+ * does not answer, nothing is released (the next pass asks again). The release claims the rows
+ * with FOR UPDATE SKIP LOCKED, so instances take disjoint rows and a row a confirmation holds is
+ * left for the next pass. Answers the ids of the released requests.
  */
-export async function releaseExpiredReservations(deps: Deps, ttlMs: number, batchSize = 100): Promise<string[]> {
+export async function releaseExpiredReservations(deps: SweepDeps, ttlMs: number, batchSize = 100): Promise<string[]> {
   const at = now(deps);
   const cutoff = reservationCutoff(at, ttlMs);
-  return deps.prisma.$transaction(async (tx) => {
-    const released = await tx.$queryRaw<{ id: string }[]>`
-      UPDATE purchase_request SET status = 'approved', reservation_id = NULL, reserved_at = NULL, updated_at = ${at}
-      WHERE id IN (SELECT id FROM purchase_request
-                   WHERE status = 'checkout_pending' AND reserved_at <= ${cutoff}
-                   ORDER BY reserved_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
-      RETURNING id`;
-    return released.map((r) => r.id);
-  });
+  const expired = await deps.prisma.$queryRaw<{ reservationId: string }[]>`
+    SELECT DISTINCT reservation_id AS "reservationId" FROM purchase_request
+    WHERE status = 'checkout_pending' AND reserved_at <= ${cutoff} LIMIT ${batchSize}`;
+  const released: string[] = [];
+  for (const { reservationId } of expired) {
+    const placed = await callRpc(deps.bus, checkoutB2bReservationOrder, { reservationId }).catch((err: unknown) => {
+      deps.log.warn({ err, reservationId }, 'checkout did not say whether the reservation placed an order; kept for the next pass');
+      return null;
+    });
+    if (!placed || !reservationReleasable(placed.status)) continue;
+    const rows = await deps.prisma.$transaction(
+      (tx) => tx.$queryRaw<{ id: string }[]>`
+        UPDATE purchase_request SET status = 'approved', reservation_id = NULL, reserved_at = NULL, updated_at = ${at}
+        WHERE id IN (SELECT id FROM purchase_request
+                     WHERE status = 'checkout_pending' AND reservation_id = ${reservationId}::uuid AND reserved_at <= ${cutoff}
+                     FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+    );
+    released.push(...rows.map((r) => r.id));
+  }
+  return released;
 }
 
 /** A durable sweep every `intervalMs`: nothing lives in memory, so a restart loses no release. */
-export function startReservationSweep(deps: Deps & { log: Logger }, ttlMs: number, intervalMs: number): PeriodicWorker {
+export function startReservationSweep(deps: SweepDeps, ttlMs: number, intervalMs: number): PeriodicWorker {
   const batchSize = 100;
   return startPeriodic({
     name: 'b2b-reservation-sweep',
@@ -119,6 +143,8 @@ export function reservationResponders(bus: Bus, prisma: PrismaClient) {
       if (!result.ok) throw new RpcRefusal(result.code, result.detail);
       return result.reservation;
     }),
-    serveRpc(bus, b2bReleaseRequests, async ({ reservationId }) => ({ released: await releaseRequests({ prisma }, reservationId) })),
+    serveRpc(bus, b2bReleaseRequests, async ({ reservationId, purchaseRequestIds }) => ({
+      released: await releaseRequests({ prisma }, reservationId, purchaseRequestIds),
+    })),
   ];
 }

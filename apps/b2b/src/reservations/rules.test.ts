@@ -1,4 +1,4 @@
-import { planReservation, reservationExpired } from './rules';
+import { planReservation, reservationExpired, reservationReleasable } from './rules';
 
 describe('reservation rules', () => {
   const row = (id: string, status: 'approved' | 'pending' | 'checkout_pending' | 'paid', reservationId: string | null = null, companyId = 'c') => ({ id, companyId, status, reservationId });
@@ -27,5 +27,13 @@ describe('reservation rules', () => {
     const reservedAt = new Date('2026-01-01T00:00:00Z');
     expect(reservationExpired(reservedAt, new Date('2026-01-01T00:09:59Z'), 600_000)).toBe(false);
     expect(reservationExpired(reservedAt, new Date('2026-01-01T00:10:00Z'), 600_000)).toBe(true);
+  });
+});
+
+describe('releasing an expired reservation', () => {
+  test('only when it placed no order, or its order ended unpaid', () => {
+    expect(reservationReleasable(null)).toBe(true);
+    for (const status of ['cancelled', 'expired', 'payment_failed'] as const) expect(reservationReleasable(status)).toBe(true);
+    for (const status of ['pending_payment', 'paid', 'shipped', 'delivered'] as const) expect(reservationReleasable(status)).toBe(false);
   });
 });

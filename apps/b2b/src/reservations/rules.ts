@@ -1,4 +1,4 @@
-import type { B2bRole, PurchaseRequestStatus } from '@pasar/contracts';
+import type { B2bRole, OrderStatus, PurchaseRequestStatus } from '@pasar/contracts';
 import { BUYERS, type Refusal } from '../members/rules';
 
 export interface HeldRow {
@@ -43,3 +43,9 @@ export function planReservation(
 export const reservationCutoff = (now: Date, ttlMs: number): Date => new Date(now.getTime() - ttlMs);
 
 export const reservationExpired = (reservedAt: Date, now: Date, ttlMs: number): boolean => reservedAt <= reservationCutoff(now, ttlMs);
+
+/** Order statuses in which a reservation's order ended without being paid: its requests may be released. */
+const ENDED_UNPAID: readonly OrderStatus[] = ['cancelled', 'expired', 'payment_failed'];
+
+/** Whether an expired reservation may be released, given the status of the order it placed (null: none). */
+export const reservationReleasable = (orderStatus: OrderStatus | null): boolean => orderStatus === null || ENDED_UNPAID.includes(orderStatus);

@@ -1,4 +1,5 @@
-import type { Allowed, Refusal } from '../members/rules';
+import type { B2bRole } from '@pasar/contracts';
+import { INVITERS, type Allowed, type Refusal } from '../members/rules';
 
 type MemberState = { companyId: string; status: 'pending' | 'active' | 'inactive' };
 
@@ -23,3 +24,38 @@ export const inviteIdempotencyKey = (companyId: string, email: string) => `b2b-i
 
 /** The account-setup link of the app at `appUrl`. */
 export const setupUrl = (appUrl: string) => new URL('/account/setup', appUrl).toString();
+
+/** The invitations page of the app at `appUrl` (an existing account accepts or declines there). */
+export const invitationsUrl = (appUrl: string) => new URL('/b2b/invitations', appUrl).toString();
+
+/** The window B2B_INVITES_PER_DAY counts over. */
+export const INVITE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Whether a company that sent `sentInWindow` invites in the last 24 hours may send another; when
+ * not, after how many seconds the oldest of them leaves the window (Retry-After).
+ */
+export function inviteAllowance(sentInWindow: { count: number; oldest: Date | null }, limit: number, now: Date): { ok: true } | { ok: false; retryAfterS: number } {
+  if (sentInWindow.count < limit) return { ok: true };
+  const freesAt = (sentInWindow.oldest ?? now).getTime() + INVITE_WINDOW_MS;
+  return { ok: false, retryAfterS: Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)) };
+}
+
+/**
+ * Whether `caller` may end `target`'s membership: their own (leaving) or, as company_admin,
+ * anyone's (`b2b_role_forbidden` otherwise); never the company's last active company_admin
+ * (`last_company_admin`: the company would have nobody to run it).
+ */
+export function mayRemoveMember(
+  caller: { userId: string; role: B2bRole },
+  target: { userId: string; b2bRole: B2bRole; status: 'pending' | 'active' | 'inactive' },
+  activeAdmins: number,
+): Allowed | Refusal<'b2b_role_forbidden' | 'last_company_admin'> {
+  if (target.userId !== caller.userId && !INVITERS.includes(caller.role)) {
+    return { ok: false, code: 'b2b_role_forbidden', detail: 'only a company_admin may remove another member' };
+  }
+  if (target.status === 'active' && INVITERS.includes(target.b2bRole) && activeAdmins <= 1) {
+    return { ok: false, code: 'last_company_admin', detail: 'the last company_admin cannot leave or be removed' };
+  }
+  return { ok: true };
+}

@@ -1,15 +1,17 @@
 import { identityAccountSetupCompleted, identityUserUpserted, notifyEmailRequested } from '@pasar/contracts';
-import { customer, envelope, givenApprovedCompany, givenMember, outboxEvents, publishAndWait, useTestB2b } from '../../test/b2b';
+import { randomUUID } from 'node:crypto';
+import { signFor } from '@pasar/testkit';
+import { customer, envelope, givenApprovedCompany, givenMember, outboxEvents, publishAndWait, useTestB2b, type Caller } from '../../test/b2b';
 
-const env = useTestB2b({ APP_URL: 'https://app.pasar.example' });
+const env = useTestB2b({ APP_URL: 'https://app.pasar.example', B2B_INVITES_PER_DAY: '5' });
 
 describe('POST /b2b/{companyId}/team', () => {
   test('a new person: customer account with a temporary password (must change), pending membership, invite e-mail with the password through the rpc only', async () => {
     const t = env();
     const company = await givenApprovedCompany(t);
-    const res = await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: ' New.Buyer@Example.test ', fullName: 'New Buyer', b2bRole: 'finance' });
-    expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ fullName: 'New Buyer', email: 'new.buyer@example.test', b2bRole: 'finance', status: 'pending', joinedAt: null });
+    const invite = await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: ' New.Buyer@Example.test ', fullName: 'New Buyer', b2bRole: 'finance' });
+    expect(invite).toEqual({ status: 202, body: { email: 'new.buyer@example.test', status: 'pending' } });
+    const res = { body: { userId: [...t.peers.users.values()].find((u) => u.email === 'new.buyer@example.test')!.id } };
 
     const call = t.peers.createUserCalls.find((c) => c.email === 'new.buyer@example.test');
     expect(call).toEqual({ email: 'new.buyer@example.test', idempotencyKey: `b2b-invite:${company.companyId}:new.buyer@example.test`, mustChangePassword: true });
@@ -43,28 +45,75 @@ describe('POST /b2b/{companyId}/team', () => {
     expect((await t.call('GET', '/b2b/context', { userId: res.body.userId, role: 'customer' })).body).toMatchObject({ role: 'finance', memberStatus: 'active' });
   });
 
-  test('an existing customer joins at once, without a new password (invite with temporaryPassword null)', async () => {
+  test('an existing customer gets a pending invitation (e-mail linking to it) and joins only by accepting it', async () => {
     const t = env();
     const company = await givenApprovedCompany(t);
     const existing = t.peers.addUser({ email: 'existing@example.test', fullName: 'Existing Customer' });
     const res = await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: 'existing@example.test', fullName: 'Whatever', b2bRole: 'approver' });
-    expect(res).toMatchObject({ status: 201, body: { userId: existing.id, status: 'active', fullName: 'Existing Customer' } });
+    expect(res).toEqual({ status: 202, body: { email: 'existing@example.test', status: 'pending' } });
     const email = t.peers.sentEmails.find((m) => m.to === 'existing@example.test');
-    expect(email?.template === 'invite' && email.vars.temporaryPassword).toBeNull();
-    // inviting them again: 409 already_member
+    expect(email).toMatchObject({ template: 'invite', vars: { temporaryPassword: null, setupUrl: 'https://app.pasar.example/b2b/invitations', groupName: 'Syarikat Maju Sdn Bhd' } });
+    const me = customer(existing.id);
+    expect((await t.call('GET', '/b2b/context', me)).body).toBeNull();
+    expect(await t.call('GET', `/b2b/${company.companyId}/team`, me)).toMatchObject({ status: 403, body: { code: 'membership_pending' } });
+    // completing an account setup does not make them join
+    const setup = envelope(identityAccountSetupCompleted, { userId: existing.id, fullName: 'Existing Customer', phone: null, address: null, billing: null, completedAt: new Date().toISOString() }, 'gateway');
+    await publishAndWait(t.peer.bus, setup, 'member-activation', 'IDENTITY');
+
+    const invitations = await t.call('GET', '/b2b/invitations', me);
+    expect(invitations).toMatchObject({ status: 200, body: [{ companyId: company.companyId, companyName: 'Syarikat Maju Sdn Bhd', b2bRole: 'approver' }] });
+    const id = invitations.body[0].id as string;
+    // nobody else answers it
+    expect((await t.call('POST', `/b2b/invitations/${id}/accept`, company.members.staff)).status).toBe(404);
+    expect((await t.call('POST', `/b2b/invitations/${id}/accept`, { userId: existing.id, role: 'vendor' })).status).toBe(403);
+    expect((await t.call('POST', `/b2b/invitations/not-a-uuid/accept`, me)).status).toBe(400);
+    expect((await t.call('POST', `/b2b/invitations/${id}/accept`, me)).status).toBe(204);
+    expect((await t.call('GET', '/b2b/context', me)).body).toMatchObject({ role: 'approver', memberStatus: 'active' });
+    expect((await t.call('GET', '/b2b/invitations', me)).body).toEqual([]);
+    expect((await t.call('POST', `/b2b/invitations/${id}/decline`, me)).status).toBe(404);
+
+    // inviting them again: the same answer, nothing changes
     const again = await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: 'existing@example.test', fullName: 'Whatever', b2bRole: 'staff' });
-    expect(again).toMatchObject({ status: 409, body: { code: 'already_member' } });
+    expect(again).toEqual({ status: 202, body: { email: 'existing@example.test', status: 'pending' } });
+    expect(await t.b2b.prisma.companyMember.findFirstOrThrow({ where: { userId: existing.id } })).toMatchObject({ status: 'active', b2bRole: 'approver' });
   });
 
-  test('someone in another company is 409 already_in_company; a vendor account 409 not_a_customer', async () => {
+  test('a declined invitation leaves the person out; a member elsewhere must leave before accepting', async () => {
+    const t = env();
+    const company = await givenApprovedCompany(t);
+    const other = await givenApprovedCompany(t);
+    const person = t.peers.addUser({ email: 'decline@example.test' });
+    await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: 'decline@example.test', fullName: 'D', b2bRole: 'staff' });
+    const [invitation] = (await t.call('GET', '/b2b/invitations', customer(person.id))).body;
+    expect((await t.call('POST', `/b2b/invitations/${invitation.id}/decline`, customer(person.id))).status).toBe(204);
+    expect(await t.b2b.prisma.companyMember.findFirstOrThrow({ where: { userId: person.id } })).toMatchObject({ status: 'inactive' });
+    expect((await t.call('GET', `/b2b/${company.companyId}/team`, company.owner)).body.map((m: { userId: string }) => m.userId)).not.toContain(person.id);
+
+    // invited while pending, then active in another company meanwhile: accepting is refused
+    await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: 'decline@example.test', fullName: 'D', b2bRole: 'staff' });
+    const [again] = (await t.call('GET', '/b2b/invitations', customer(person.id))).body;
+    await t.b2b.prisma.companyMember.create({ data: { companyId: other.companyId, userId: person.id, b2bRole: 'staff', status: 'active', joinedAt: new Date() } });
+    expect(await t.call('POST', `/b2b/invitations/${again.id}/accept`, customer(person.id))).toMatchObject({ status: 409, body: { code: 'already_in_company' } });
+  });
+
+  test('the answer is the same whatever the e-mail belongs to: new, customer, member elsewhere, vendor, administrator; nothing written for the last three', async () => {
     const t = env();
     const company = await givenApprovedCompany(t);
     const other = await givenApprovedCompany(t);
     const otherStaff = t.peers.users.get(other.members.staff.userId)!;
-    const res = await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: otherStaff.email, fullName: 'X', b2bRole: 'staff' });
-    expect(res).toMatchObject({ status: 409, body: { code: 'already_in_company' } });
-    t.peers.addUser({ email: 'vendor@example.test', role: 'vendor' });
-    expect((await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: 'vendor@example.test', fullName: 'V', b2bRole: 'staff' })).body.code).toBe('not_a_customer');
+    const vendor = t.peers.addUser({ email: 'vendor@example.test', role: 'vendor' });
+    const adminUser = t.peers.addUser({ email: 'admin@example.test', role: 'admin' });
+    t.peers.addUser({ email: 'customer@example.test' });
+    const answers = [];
+    for (const email of ['fresh@example.test', 'customer@example.test', otherStaff.email, 'vendor@example.test', 'admin@example.test']) {
+      const res = await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email, fullName: 'X', b2bRole: 'staff' });
+      answers.push({ status: res.status, keys: Object.keys(res.body).sort(), status2: res.body.status, email: res.body.email === email });
+    }
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(answers[0]).toEqual({ status: 202, keys: ['email', 'status'], status2: 'pending', email: true });
+    for (const userId of [vendor.id, adminUser.id]) expect(await t.b2b.prisma.companyMember.count({ where: { userId } })).toBe(0);
+    expect(await t.b2b.prisma.companyMember.count({ where: { userId: otherStaff.id, companyId: company.companyId } })).toBe(0);
+    expect(t.peers.sentEmails.filter((m) => [otherStaff.email, 'vendor@example.test', 'admin@example.test'].includes(m.to))).toEqual([]);
   });
 
   test('a pending invite can be sent again: same account (same idempotency key), a new temporary password', async () => {
@@ -73,12 +122,13 @@ describe('POST /b2b/{companyId}/team', () => {
     const body = { email: 'twice@example.test', fullName: 'Twice', b2bRole: 'staff' };
     const first = await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, body);
     const second = await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, body);
-    expect(second).toMatchObject({ status: 201, body: { userId: first.body.userId, status: 'pending' } });
+    expect(second).toEqual(first);
+    const invited = [...t.peers.users.values()].find((u) => u.email === 'twice@example.test')!;
     expect(t.peers.createUserCalls.filter((c) => c.email === 'twice@example.test').map((c) => c.idempotencyKey)).toEqual([
       `b2b-invite:${company.companyId}:twice@example.test`,
       `b2b-invite:${company.companyId}:twice@example.test`,
     ]);
-    expect(await t.b2b.prisma.companyMember.count({ where: { userId: first.body.userId } })).toBe(1);
+    expect(await t.b2b.prisma.companyMember.count({ where: { userId: invited.id } })).toBe(1);
     const passwords = t.peers.sentEmails.filter((m) => m.to === 'twice@example.test').map((m) => (m.template === 'invite' ? m.vars.temporaryPassword : null));
     expect(passwords).toHaveLength(2);
     expect(passwords[0]).not.toBeNull();
@@ -105,10 +155,66 @@ describe('POST /b2b/{companyId}/team', () => {
       t.peers.notifierDown = false;
     }
     const retry = await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: 'later@example.test', fullName: 'Later', b2bRole: 'staff' });
-    expect(retry).toMatchObject({ status: 201, body: { status: 'pending' } });
+    expect(retry).toMatchObject({ status: 202, body: { status: 'pending' } });
     const sent = t.peers.sentEmails.filter((m) => m.to === 'later@example.test');
     expect(sent).toHaveLength(1);
     expect(sent[0].template === 'invite' && sent[0].vars.temporaryPassword).toEqual(expect.any(String));
+  });
+});
+
+describe('invite cap', () => {
+  test('B2B_INVITES_PER_DAY invites per company in 24 hours, refused ones counted; past it 429 invite_limit_reached with Retry-After; nothing sent', async () => {
+    const t = env();
+    const company = await givenApprovedCompany(t);
+    const other = await givenApprovedCompany(t);
+    t.peers.addUser({ email: 'vendor-cap@example.test', role: 'vendor' });
+    for (let i = 0; i < 4; i += 1) {
+      expect((await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: `cap-${i}@example.test`, fullName: 'C', b2bRole: 'staff' })).status).toBe(202);
+    }
+    expect((await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: 'vendor-cap@example.test', fullName: 'C', b2bRole: 'staff' })).status).toBe(202);
+    const refused = await fetch(`${t.b2b.url}/api/v1/b2b/${company.companyId}/team`, {
+      method: 'POST',
+      headers: { ...signFor('POST', `/api/v1/b2b/${company.companyId}/team`, company.owner), 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'cap-9@example.test', fullName: 'C', b2bRole: 'staff' }),
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: 'invite_limit_reached' });
+    expect(t.peers.createUserCalls.some((c) => c.email === 'cap-9@example.test')).toBe(false);
+    // another company has its own budget; old invites leave the window
+    expect((await t.call('POST', `/b2b/${other.companyId}/team`, other.owner, { email: 'cap-other@example.test', fullName: 'C', b2bRole: 'staff' })).status).toBe(202);
+    await t.b2b.prisma.teamInvite.updateMany({ where: { companyId: company.companyId }, data: { createdAt: new Date(Date.now() - 25 * 3600_000) } });
+    expect((await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: 'cap-9@example.test', fullName: 'C', b2bRole: 'staff' })).status).toBe(202);
+  });
+});
+
+describe('leaving and removing', () => {
+  test('a member leaves; a company_admin removes a member or withdraws an invite; others may not; the last company_admin stays', async () => {
+    const t = env();
+    const company = await givenApprovedCompany(t);
+    const memberId = async (userId: string) => (await t.b2b.prisma.companyMember.findFirstOrThrow({ where: { userId, companyId: company.companyId } })).id;
+    const del = (id: string, as: Caller) => t.call('DELETE', `/b2b/${company.companyId}/team/${id}`, as);
+
+    // staff may not remove the approver
+    expect(await del(await memberId(company.members.approver.userId), company.members.staff)).toMatchObject({ status: 403, body: { code: 'b2b_role_forbidden' } });
+    // staff leaves
+    expect((await del(await memberId(company.members.staff.userId), company.members.staff)).status).toBe(204);
+    expect((await t.call('GET', `/b2b/${company.companyId}/team`, company.members.staff)).status).toBe(404);
+    expect((await t.call('GET', '/b2b/context', company.members.staff)).body).toBeNull();
+    // the admin removes the approver and withdraws a pending invite
+    expect((await del(await memberId(company.members.approver.userId), company.owner)).status).toBe(204);
+    const invitee = t.peers.addUser({ email: 'withdrawn@example.test' });
+    await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: 'withdrawn@example.test', fullName: 'W', b2bRole: 'staff' });
+    expect((await del(await memberId(invitee.id), company.owner)).status).toBe(204);
+    expect((await t.call('GET', '/b2b/invitations', customer(invitee.id))).body).toEqual([]);
+    // removed twice, unknown, another company's: 404
+    expect((await del(await memberId(company.members.approver.userId), company.owner)).status).toBe(404);
+    expect((await del(randomUUID(), company.owner)).status).toBe(404);
+    // the last company_admin can neither leave nor be removed; with a second admin, they can
+    expect(await del(await memberId(company.owner.userId), company.owner)).toMatchObject({ status: 409, body: { code: 'last_company_admin' } });
+    const second = await givenMember(t, company.companyId, 'company_admin');
+    expect((await del(await memberId(company.owner.userId), second)).status).toBe(204);
   });
 });
 

@@ -27,8 +27,8 @@ async function product(options: { basePrice?: string; status?: 'draft' | 'live' 
 /** A family with an active member and a pending one. */
 async function family() {
   const { ownerId, family } = await world.client.newFamily();
-  const active = (await world.client.invite(ownerId, { email: uniqueEmail('active'), fullName: 'Active' }).expect(201)).body;
-  const pending = (await world.client.invite(ownerId, { email: uniqueEmail('pending'), fullName: 'Pending' }).expect(201)).body;
+  const active = await world.client.invited(ownerId, { email: uniqueEmail('active'), fullName: 'Active' });
+  const pending = await world.client.invited(ownerId, { email: uniqueEmail('pending'), fullName: 'Pending' });
   await activateDirectly(world.t, active.userId);
   return { ownerId, familyId: family.id, activeUserId: active.userId as string, pendingUserId: pending.userId as string };
 }

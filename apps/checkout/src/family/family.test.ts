@@ -19,8 +19,8 @@ const homeAddress = {
 /** A family with one member who accepted (active) and one who has not yet (pending). */
 async function familyWithMembers() {
   const { ownerId, family } = await world.client.newFamily();
-  const active = (await world.client.invite(ownerId, { email: uniqueEmail('active'), fullName: 'Active One' }).expect(201)).body;
-  const pending = (await world.client.invite(ownerId, { email: uniqueEmail('pending'), fullName: 'Pending One' }).expect(201)).body;
+  const active = await world.client.invited(ownerId, { email: uniqueEmail('active'), fullName: 'Active One' });
+  const pending = await world.client.invited(ownerId, { email: uniqueEmail('pending'), fullName: 'Pending One' });
   await activateDirectly(world.t, active.userId);
   return { ownerId, family, activeUserId: active.userId as string, pendingUserId: pending.userId as string };
 }

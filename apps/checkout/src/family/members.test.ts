@@ -30,10 +30,11 @@ describe('POST /family/members', () => {
   test('a new person: identity creates a customer with a 16-character temporary password; pending membership; invite e-mail with the password, sent through the notifier rpc and stored nowhere', async () => {
     const { ownerId, family } = await world.client.newFamily('Keluarga Tan');
     const email = uniqueEmail('mei');
-    const res = await world.client.invite(ownerId, { email: `  ${email.toUpperCase()} `, fullName: 'Tan Mei Ling' }).expect(201);
+    const res = await world.client.invite(ownerId, { email: `  ${email.toUpperCase()} `, fullName: 'Tan Mei Ling' }).expect(202);
+    expect(res.body).toEqual({ email, status: 'pending' });
 
-    const member = familyMember.parse(res.body);
-    expect(res.headers.location).toBe(`/api/v1/family/members/${member.id}`);
+    const listed = await http().get('/api/v1/family').set(asCustomer(ownerId)).expect(200);
+    const member = familyMember.parse(listed.body.members.find((m: { email: string }) => m.email === email));
     const user = world.identity.userByEmail(email);
     expect(member).toEqual({
       id: expect.any(String),
@@ -82,11 +83,11 @@ describe('POST /family/members', () => {
     const { ownerId } = await world.client.newFamily();
     const email = uniqueEmail('existing');
     const existing = world.identity.existing(email, 'customer', 'Ahmad Existing');
-    const res = await world.client.invite(ownerId, { email, fullName: 'Whatever Name' }).expect(201);
-    const newcomer = await world.client.invite(ownerId, { email: uniqueEmail('new'), fullName: 'Whatever Name' }).expect(201);
-    const comparable = (body: Record<string, unknown>) => ({ ...body, id: '-', userId: '-', email: '-', invitedAt: '-' });
-    expect(comparable(res.body)).toEqual(comparable(newcomer.body));
-    expect(res.body).toMatchObject({ userId: existing.id, fullName: 'Whatever Name', status: 'pending', mustChangePassword: true });
+    const res = await world.client.invite(ownerId, { email, fullName: 'Whatever Name' }).expect(202);
+    const newcomer = await world.client.invite(ownerId, { email: uniqueEmail('new'), fullName: 'Whatever Name' }).expect(202);
+    expect({ ...res.body, email: '-' }).toEqual({ ...newcomer.body, email: '-' });
+    const member = await world.t.checkout.prisma.familyMember.findFirstOrThrow({ where: { email } });
+    expect(member).toMatchObject({ userId: existing.id, fullName: 'Whatever Name', status: 'pending', mustChangePassword: true });
     const [invite] = sentInvites(email);
     expect(invite.template === 'invite' && invite.vars).toMatchObject({ fullName: 'Whatever Name', temporaryPassword: null });
   });
@@ -94,9 +95,9 @@ describe('POST /family/members', () => {
   test('inviting a pending member again sends the invite again, with the password identity now holds (same idempotency key)', async () => {
     const { ownerId, family } = await world.client.newFamily();
     const email = uniqueEmail('again');
-    const first = await world.client.invite(ownerId, { email, fullName: 'Again' }).expect(201);
-    const second = await world.client.invite(ownerId, { email, fullName: 'Again' }).expect(201);
-    expect(second.body.id).toBe(first.body.id);
+    const first = await world.client.invited(ownerId, { email, fullName: 'Again' });
+    const second = await world.client.invited(ownerId, { email, fullName: 'Again' });
+    expect(second.id).toBe(first.id);
     const requests = world.identity.requests.filter((r) => r.email === email);
     expect(requests.map((r) => r.idempotencyKey)).toEqual([`family-invite:${family.id}:${email}`, `family-invite:${family.id}:${email}`]);
     const invites = sentInvites(email);
@@ -120,26 +121,26 @@ describe('POST /family/members', () => {
       world.notifier.refusal = null;
     }
     expect(sentInvites(email)).toEqual([]);
-    await world.client.invite(ownerId, { email, fullName: 'Mailless' }).expect(201);
+    await world.client.invite(ownerId, { email, fullName: 'Mailless' }).expect(202);
     expect(sentInvites(email)).toHaveLength(1);
     expect((await membersOf(family.id)).filter((m) => m.email === email)).toHaveLength(1);
   });
 
-  test('answers 409 already_in_family, writes nothing and creates no account when the e-mail is a member of a family', async () => {
+  test('a member of another family: the same answer as an invite, nothing written, no account created, nothing sent', async () => {
     const first = await world.client.newFamily();
     const second = await world.client.newFamily();
     const email = uniqueEmail('taken');
-    await world.client.invite(first.ownerId, { email, fullName: 'Taken' }).expect(201);
+    await world.client.invite(first.ownerId, { email, fullName: 'Taken' }).expect(202);
     const before = world.identity.requests.length;
 
-    const res = await world.client.invite(second.ownerId, { email, fullName: 'Taken' }).expect(409);
-    expect(res.body).toMatchObject({ code: 'already_in_family' });
+    const res = await world.client.invite(second.ownerId, { email, fullName: 'Taken' }).expect(202);
+    expect(res.body).toEqual({ email, status: 'pending' });
     expect(world.identity.requests.length).toBe(before);
     expect(await membersOf(second.family.id)).toHaveLength(1);
     expect(sentInvites(email)).toHaveLength(1);
   });
 
-  test('answers 409 already_in_family when the account is a member under another e-mail (checked by user id)', async () => {
+  test('the account is a member under another e-mail (checked by user id): the same answer, nothing written or sent', async () => {
     const { ownerId } = await world.client.newFamily();
     const otherOwner = await world.client.newFamily();
     // identity answers a user that checkout knows as a member under another e-mail
@@ -147,21 +148,23 @@ describe('POST /family/members', () => {
     const user = world.identity.existing(email);
     await world.t.checkout.prisma.familyMember.updateMany({ where: { userId: otherOwner.ownerId }, data: { userId: user.id } });
 
-    const res = await world.client.invite(ownerId, { email, fullName: 'Owner Elsewhere' }).expect(409);
-    expect(res.body.code).toBe('already_in_family');
+    const res = await world.client.invite(ownerId, { email, fullName: 'Owner Elsewhere' }).expect(202);
+    expect(res.body).toEqual({ email, status: 'pending' });
+    expect(await world.t.checkout.prisma.familyMember.count({ where: { email } })).toBe(0);
     expect(sentInvites(email)).toEqual([]);
   });
 
-  test('the owner inviting their own e-mail answers 409 already_in_family', async () => {
+  test('the owner inviting their own e-mail: the same answer, nothing changes', async () => {
     const ownerId = randomUUID();
     const ownerEmail = uniqueEmail('self');
     await http().post('/api/v1/family').set(asCustomer(ownerId, ownerEmail)).send({ name: 'Self' }).expect(201);
-    await world.client.invite(ownerId, { email: ownerEmail, fullName: 'Me' }).expect(409);
+    await world.client.invite(ownerId, { email: ownerEmail, fullName: 'Me' }).expect(202, { email: ownerEmail, status: 'pending' });
+    expect(await world.t.checkout.prisma.familyMember.findFirstOrThrow({ where: { userId: ownerId } })).toMatchObject({ status: 'active' });
   });
 
   test(`answers 409 family_full for member number ${MAX_FAMILY_MEMBERS + 1} (the owner counts), and writes nothing`, async () => {
     const { ownerId, family } = await world.client.newFamily();
-    for (let i = 1; i < MAX_FAMILY_MEMBERS; i++) await world.client.invite(ownerId, { email: uniqueEmail(`m${i}`), fullName: `Member ${i}` }).expect(201);
+    for (let i = 1; i < MAX_FAMILY_MEMBERS; i++) await world.client.invite(ownerId, { email: uniqueEmail(`m${i}`), fullName: `Member ${i}` }).expect(202);
     const email = uniqueEmail('eleventh');
     const res = await world.client.invite(ownerId, { email, fullName: 'One Too Many' }).expect(409);
     expect(res.body).toMatchObject({ code: 'family_full' });
@@ -175,7 +178,7 @@ describe('POST /family/members', () => {
     const answers = await Promise.all(
       Array.from({ length: MAX_FAMILY_MEMBERS + 5 }, (_, i) => world.client.invite(ownerId, { email: uniqueEmail(`race${i}`), fullName: `Racer ${i}` })),
     );
-    expect(answers.filter((r) => r.status === 201)).toHaveLength(MAX_FAMILY_MEMBERS - 1);
+    expect(answers.filter((r) => r.status === 202)).toHaveLength(MAX_FAMILY_MEMBERS - 1);
     expect(answers.filter((r) => r.status === 409).every((r) => r.body.code === 'family_full')).toBe(true);
     expect(await membersOf(family.id)).toHaveLength(MAX_FAMILY_MEMBERS);
   });
@@ -184,19 +187,29 @@ describe('POST /family/members', () => {
     const [a, b] = await Promise.all([world.client.newFamily('A'), world.client.newFamily('B')]);
     const email = uniqueEmail('wanted');
     const answers = await Promise.all([world.client.invite(a.ownerId, { email, fullName: 'Wanted' }), world.client.invite(b.ownerId, { email, fullName: 'Wanted' })]);
-    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(answers.map((r) => r.status)).toEqual([202, 202]);
     const user = world.identity.userByEmail(email);
     expect(await world.t.checkout.prisma.familyMember.count({ where: { userId: user?.id } })).toBe(1);
     expect(sentInvites(email)).toHaveLength(1);
   });
 
-  test('answers 409 not_a_customer for an existing vendor account, and writes nothing', async () => {
+  test('a vendor or administrator account: the same answer as any invite, nothing written or sent', async () => {
     const { ownerId, family } = await world.client.newFamily();
     const email = uniqueEmail('vendor');
     world.identity.existing(email, 'vendor');
-    const res = await world.client.invite(ownerId, { email, fullName: 'Vendor' }).expect(409);
-    expect(res.body.code).toBe('not_a_customer');
-    expect(await membersOf(family.id)).toHaveLength(1);
+    const adminEmail = uniqueEmail('admin');
+    world.identity.existing(adminEmail, 'admin');
+    const customerEmail = uniqueEmail('customer');
+    world.identity.existing(customerEmail, 'customer');
+    const answers = [];
+    for (const address of [email, adminEmail, customerEmail, uniqueEmail('new')]) {
+      const res = await world.client.invite(ownerId, { email: address, fullName: 'Someone' }).expect(202);
+      answers.push({ ...res.body, email: res.body.email === address });
+    }
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(await membersOf(family.id)).toHaveLength(3);
+    expect(sentInvites(email)).toEqual([]);
+    expect(sentInvites(adminEmail)).toEqual([]);
   });
 
   test('answers 503 when identity does not answer, and writes nothing', async () => {
@@ -228,7 +241,7 @@ describe('POST /family/members', () => {
   test('answers 403 for a member who is not the owner, 404 for a customer without a family; no account is created', async () => {
     const { ownerId } = await world.client.newFamily();
     const memberEmail = uniqueEmail('plain');
-    const member = (await world.client.invite(ownerId, { email: memberEmail, fullName: 'Plain' }).expect(201)).body;
+    const member = await world.client.invited(ownerId, { email: memberEmail, fullName: 'Plain' });
     const before = world.identity.requests.length;
     expect((await world.client.invite(member.userId, { email: uniqueEmail(), fullName: 'X' }).expect(403)).body.code).toBe('forbidden');
     await world.client.invite(randomUUID(), { email: uniqueEmail(), fullName: 'X' }).expect(404);
@@ -250,12 +263,12 @@ describe('DELETE /family/members/{id}', () => {
   test('answers 204; the member becomes inactive and may be invited again (pending, same row)', async () => {
     const { ownerId, family } = await world.client.newFamily();
     const email = uniqueEmail('again');
-    const member = (await world.client.invite(ownerId, { email, fullName: 'Again' }).expect(201)).body;
+    const member = await world.client.invited(ownerId, { email, fullName: 'Again' });
     await http().delete(`/api/v1/family/members/${member.id}`).set(asCustomer(ownerId)).expect(204);
     expect((await world.t.checkout.prisma.familyMember.findUniqueOrThrow({ where: { id: member.id } })).status).toBe('inactive');
     await http().delete(`/api/v1/family/members/${member.id}`).set(asCustomer(ownerId)).expect(204);
 
-    const again = (await world.client.invite(ownerId, { email, fullName: 'Again' }).expect(201)).body;
+    const again = await world.client.invited(ownerId, { email, fullName: 'Again' });
     expect(again).toMatchObject({ id: member.id, status: 'pending', mustChangePassword: true });
     expect(await membersOf(family.id)).toHaveLength(2);
     expect(sentInvites(email)).toHaveLength(2);
@@ -271,7 +284,7 @@ describe('DELETE /family/members/{id}', () => {
   test("answers 404 for another family's member and an unknown id, and changes nothing", async () => {
     const mine = await world.client.newFamily();
     const theirs = await world.client.newFamily();
-    const theirMember = (await world.client.invite(theirs.ownerId, { email: uniqueEmail(), fullName: 'Theirs' }).expect(201)).body;
+    const theirMember = await world.client.invited(theirs.ownerId, { email: uniqueEmail(), fullName: 'Theirs' });
     await http().delete(`/api/v1/family/members/${theirMember.id}`).set(asCustomer(mine.ownerId)).expect(404);
     await http().delete(`/api/v1/family/members/${theirs.family.members[0].id}`).set(asCustomer(mine.ownerId)).expect(404);
     await http().delete(`/api/v1/family/members/${randomUUID()}`).set(asCustomer(mine.ownerId)).expect(404);
@@ -280,7 +293,7 @@ describe('DELETE /family/members/{id}', () => {
 
   test('answers 403 for a member who is not the owner', async () => {
     const { ownerId, family } = await world.client.newFamily();
-    const member = (await world.client.invite(ownerId, { email: uniqueEmail(), fullName: 'Member' }).expect(201)).body;
+    const member = await world.client.invited(ownerId, { email: uniqueEmail(), fullName: 'Member' });
     await http().delete(`/api/v1/family/members/${family.members[0].id}`).set(asCustomer(member.userId)).expect(403);
     await http().delete(`/api/v1/family/members/${member.id}`).set(asCustomer(member.userId)).expect(403);
     expect((await world.t.checkout.prisma.familyMember.findUniqueOrThrow({ where: { id: member.id } })).status).toBe('pending');
@@ -313,7 +326,7 @@ describe('world.identity.account.setup_completed', () => {
 
   test('makes the pending membership active (joined now) and clears must_change_password; the family cart opens', async () => {
     const { ownerId } = await world.client.newFamily();
-    const member = (await world.client.invite(ownerId, { email: uniqueEmail('setup'), fullName: 'Set Up' }).expect(201)).body;
+    const member = await world.client.invited(ownerId, { email: uniqueEmail('setup'), fullName: 'Set Up' });
     expect((await http().get('/api/v1/family/cart').set(asCustomer(member.userId)).expect(403)).body.code).toBe('membership_pending');
 
     const before = Date.now();
@@ -326,7 +339,7 @@ describe('world.identity.account.setup_completed', () => {
 
   test('delivered twice, it has its effect once', async () => {
     const { ownerId } = await world.client.newFamily();
-    const member = (await world.client.invite(ownerId, { email: uniqueEmail('twice'), fullName: 'Twice' }).expect(201)).body;
+    const member = await world.client.invited(ownerId, { email: uniqueEmail('twice'), fullName: 'Twice' });
     const event = setupCompleted(member.userId);
     await deliver(event);
     // if the handler ran again it would make this pending row active again
@@ -338,8 +351,8 @@ describe('world.identity.account.setup_completed', () => {
 
   test('leaves a removed (inactive) membership inactive, and other users alone', async () => {
     const { ownerId } = await world.client.newFamily();
-    const removed = (await world.client.invite(ownerId, { email: uniqueEmail('gone'), fullName: 'Gone' }).expect(201)).body;
-    const other = (await world.client.invite(ownerId, { email: uniqueEmail('other'), fullName: 'Other' }).expect(201)).body;
+    const removed = await world.client.invited(ownerId, { email: uniqueEmail('gone'), fullName: 'Gone' });
+    const other = await world.client.invited(ownerId, { email: uniqueEmail('other'), fullName: 'Other' });
     await http().delete(`/api/v1/family/members/${removed.id}`).set(asCustomer(ownerId)).expect(204);
     await deliver(setupCompleted(removed.userId));
     expect(await world.t.checkout.prisma.familyMember.findUniqueOrThrow({ where: { id: removed.id } })).toMatchObject({ status: 'inactive', mustChangePassword: false });

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { callRpc, RpcFailedError, type Bus } from '@pasar/bus';
-import { identityCreateUser, notifierSendEmail, type EmailMessage, type InviteFamilyMemberBody, type UserSummary } from '@pasar/contracts';
+import { identityCreateUser, notifierSendEmail, type EmailMessage, type FamilyInviteSent, type InviteFamilyMemberBody, type UserSummary } from '@pasar/contracts';
 import { conflict, notFound, ProblemError } from '@pasar/service-kit';
 import type { FamilyAccount, FamilyMember, Prisma, PrismaClient } from '../generated/prisma/client';
 import { familyLock, familyOwnedBy, lockFamilyKeys, userLock, type FamilyDb } from './membership';
@@ -25,8 +25,8 @@ export function temporaryPassword(): string {
   return randomBytes(12).toString('base64url');
 }
 
-/** The invite was sent, or the family spent its invites of the last 24 hours (429 with Retry-After). */
-export type InviteOutcome = { ok: true; member: FamilyMember } | { ok: false; code: 'invite_limit_reached'; retryAfterS: number };
+/** The invite was sent (the same answer for every e-mail), or the family spent its invites of the last 24 hours (429 with Retry-After). */
+export type InviteOutcome = { ok: true; sent: FamilyInviteSent } | { ok: false; code: 'invite_limit_reached'; retryAfterS: number };
 
 /**
  * Invites a person into the owner's family. Identity creates a customer account with a temporary
@@ -35,12 +35,14 @@ export type InviteOutcome = { ok: true; member: FamilyMember } | { ok: false; co
  * member again (after a timeout, or to send the e-mail again) neither orphans an account nor
  * leaves a password nobody received.
  *
- * The answer is the same whether the e-mail had an account or not: the membership carries the
- * name the owner typed and must_change_password until account setup. The invite e-mail (with the
+ * The answer is the same whatever the e-mail belongs to (issue 24): a new or existing customer
+ * gets a pending membership (the name the owner typed, must_change_password until account setup);
+ * a vendor's or administrator's account, or a person already in a family, gets nothing, and the
+ * owner cannot tell which. The invite e-mail (with the
  * temporary password, when there is one) goes through the synchronous `rpc.notifier.send_email`
  * after the membership is written, never through the outbox (no password in any stored message).
  *
- * 409 `already_in_family`, `family_full`, `not_a_customer`; 429 `invite_limit_reached` past
+ * 409 `family_full` (about the family, not the e-mail); 429 `invite_limit_reached` past
  * FAMILY_INVITES_PER_DAY; identity or notifier not answering → 503, the notifier refusing → 502
  * `invite_email_failed` (the membership stays pending: inviting again sends it again).
  */
@@ -50,18 +52,20 @@ export async function inviteMember(deps: MemberDeps, ownerId: string, body: Invi
   // every attempt counts, refused ones too: probing e-mails spends the family's budget
   const allowance = await countInvite(prisma, family.id, body.email, config.FAMILY_INVITES_PER_DAY, clock());
   if (!allowance.ok) return { ok: false, code: 'invite_limit_reached', retryAfterS: allowance.retryAfterS };
+  const sent: InviteOutcome = { ok: true, sent: { email: body.email, status: 'pending' } };
   // Refuse what is already known before an account is created for nothing.
-  await assertCanJoin(prisma, family.id, { email: body.email });
+  if (!(await canJoin(prisma, family.id, { email: body.email }))) return sent;
 
   const password = temporaryPassword();
   const { user, created } = await createCustomerAccount(bus, family.id, body, password, requestId);
-  if (user.role !== 'customer') throw conflict('not_a_customer', 'only a customer account can join a family');
+  if (user.role !== 'customer') return sent;
 
   const member = await prisma.$transaction(async (tx) => {
     await lockFamilyKeys(tx, familyLock(family.id), userLock(user.id));
-    await assertCanJoin(tx, family.id, { userId: user.id });
+    if (!(await canJoin(tx, family.id, { userId: user.id }))) return null;
     return upsertPendingMember(tx, family, user, body.fullName, clock());
   });
+  if (!member) return sent;
   await sendInviteEmail(bus, {
     messageId: randomUUID(),
     to: user.email,
@@ -75,7 +79,7 @@ export async function inviteMember(deps: MemberDeps, ownerId: string, body: Invi
       setupUrl: setupUrl(config.APP_URL),
     }),
   }, requestId);
-  return { ok: true, member };
+  return sent;
 }
 
 /**
@@ -134,17 +138,19 @@ async function createCustomerAccount(bus: Bus, familyId: string, body: InviteFam
 }
 
 /**
- * The person (by e-mail before identity answered, by user id after) is in no family yet, or is a
- * pending member of this one (invited again: the invite is sent again); and the family has room
- * for one more member.
+ * Whether the person (by e-mail before identity answered, by user id after) may be invited: in no
+ * family yet, or a pending member of this one (invited again: the invite is sent again); false
+ * when they belong to a family (the caller answers as if invited). 409 `family_full` when the
+ * family has no room for one more member.
  */
-async function assertCanJoin(db: FamilyDb, familyId: string, who: { email: string } | { userId: string }): Promise<void> {
+async function canJoin(db: FamilyDb, familyId: string, who: { email: string } | { userId: string }): Promise<boolean> {
   const person = 'email' in who ? { email: { equals: who.email, mode: 'insensitive' as const } } : { userId: who.userId };
   const memberships = await db.familyMember.findMany({ where: { ...person, status: { in: CURRENT_MEMBERSHIP } }, select: { familyId: true, status: true } });
-  if (memberships.some((m) => m.familyId === familyId && m.status === 'pending')) return;
-  if (memberships.length > 0) throw conflict('already_in_family', 'this person already belongs to a family');
+  if (memberships.some((m) => m.familyId === familyId && m.status === 'pending')) return true;
+  // the family's room first: whether the e-mail is taken elsewhere must not change the answer
   const members = await db.familyMember.count({ where: { familyId, status: { in: CURRENT_MEMBERSHIP } } });
   if (!hasRoomForMember(members)) throw conflict('family_full', 'the family has no room for another member');
+  return memberships.length === 0;
 }
 
 /**

@@ -43,7 +43,7 @@ export function familyRoutes(router: Router, deps: MemberDeps): void {
       res.setHeader('Retry-After', String(outcome.retryAfterS));
       return sendProblem(res, 429, outcome.code, 'this family sent as many invites as it may in 24 hours; try again later');
     }
-    res.status(201).location(`${API_PREFIX}/family/members/${outcome.member.id}`).json(toFamilyMemberJson(outcome.member));
+    res.status(202).json(outcome.sent);
   });
 
   router.delete('/family/members/:id', async (req, res) => {

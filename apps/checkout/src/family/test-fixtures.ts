@@ -7,6 +7,7 @@ import {
   notifyEmailRequested,
   type EmailMessage,
   type Family,
+  type FamilyMember as FamilyMemberJson,
   type Role,
   type RpcRequest,
   type UserSummary,
@@ -14,6 +15,7 @@ import {
 import { signedHeaders } from '@pasar/testkit';
 import request from 'supertest';
 import { startTestCheckout, type TestCheckout } from '../../test/checkout';
+import { toFamilyMemberJson } from './routes';
 
 /** Test helpers of the family feature (used by its *.test.ts files only). */
 
@@ -113,8 +115,15 @@ export function familyClient(t: TestCheckout) {
       return { ownerId, family: familySchema.parse(res.body) };
     },
     /** POST /family/members as the owner; answers the response. */
-    invite(ownerId: string, body: Record<string, unknown>) {
+    invite(ownerId: string, body: { email: string } & Record<string, unknown>) {
       return http().post('/api/v1/family/members').set(asCustomer(ownerId)).send(body);
+    },
+    /** POST /family/members as the owner (202, the same answer for every e-mail); answers the member it made, as the family lists it. */
+    async invited(ownerId: string, body: { email: string; fullName: string }): Promise<FamilyMemberJson> {
+      await http().post('/api/v1/family/members').set(asCustomer(ownerId)).send(body).expect(202, { email: body.email.trim().toLowerCase(), status: 'pending' });
+      const family = await t.checkout.prisma.familyAccount.findFirstOrThrow({ where: { ownerId } });
+      const member = await t.checkout.prisma.familyMember.findFirstOrThrow({ where: { familyId: family.id, email: { equals: body.email.trim(), mode: 'insensitive' } } });
+      return JSON.parse(JSON.stringify(toFamilyMemberJson(member))) as FamilyMemberJson;
     },
   };
 }

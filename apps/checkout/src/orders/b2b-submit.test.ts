@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { callRpc, RpcRefusal, serveRpc } from '@pasar/bus';
-import { b2bReleaseRequests, b2bReserveRequests, checkoutOrderDetails, placedOrder, type RpcRequest } from '@pasar/contracts';
+import {
+  b2bReleaseRequests,
+  b2bReserveRequests,
+  checkoutB2bReservationOrder,
+  checkoutCancelB2bOrder,
+  checkoutOrderDetails,
+  placedOrder,
+  type RpcRequest,
+} from '@pasar/contracts';
 import type { Subscription } from '@nats-io/transport-node';
 import request from 'supertest';
 import { startTestCheckout, type TestCheckout } from '../../test/checkout';
@@ -16,7 +24,10 @@ let prisma: PrismaClient;
  * in-process map), and every call it got.
  */
 class FakeB2b {
-  readonly requests = new Map<string, { productId: string; variantId: string | null; quantity: number; status: 'approved' | 'checkout_pending'; reservationId: string | null }>();
+  readonly requests = new Map<
+    string,
+    { productId: string; variantId: string | null; quantity: number; unitPrice: string; status: 'approved' | 'checkout_pending'; reservationId: string | null }
+  >();
   readonly reserveCalls: RpcRequest<typeof b2bReserveRequests>[] = [];
   readonly releaseCalls: string[] = [];
   refuseWith: string | null = null;
@@ -32,6 +43,7 @@ class FakeB2b {
         const repeat = rows.every((r) => r!.reservationId === input.reservationId);
         if (!repeat && rows.some((r) => r!.status !== 'approved')) throw new RpcRefusal('not_approved', 'held by another checkout');
         for (const r of rows) Object.assign(r!, { status: 'checkout_pending', reservationId: input.reservationId });
+        const reserved = repeat ? [] : input.purchaseRequestIds;
         return {
           reservationId: input.reservationId,
           companyId: COMPANY_ID,
@@ -39,13 +51,15 @@ class FakeB2b {
           buyerTin: 'C12345678',
           companyAddress: COMPANY_ADDRESS,
           lines: input.purchaseRequestIds.map((id) => ({ purchaseRequestId: id, ...pick(this.requests.get(id)!) })),
+          reserved,
         };
       }),
-      serveRpc(t.peer.bus, b2bReleaseRequests, async ({ reservationId }) => {
+      serveRpc(t.peer.bus, b2bReleaseRequests, async ({ reservationId, purchaseRequestIds }) => {
         this.releaseCalls.push(reservationId);
         let released = 0;
-        for (const r of this.requests.values()) {
-          if (r.reservationId === reservationId && r.status === 'checkout_pending') {
+        for (const id of purchaseRequestIds) {
+          const r = this.requests.get(id);
+          if (r && r.reservationId === reservationId && r.status === 'checkout_pending') {
             Object.assign(r, { status: 'approved', reservationId: null });
             released += 1;
           }
@@ -59,14 +73,19 @@ class FakeB2b {
     for (const sub of this.subscriptions) sub.unsubscribe();
   }
 
-  approved(productId: string, quantity: number, variantId: string | null = null): string {
+  approved(productId: string, quantity: number, variantId: string | null = null, unitPrice = '0.00'): string {
     const id = randomUUID();
-    this.requests.set(id, { productId, variantId, quantity, status: 'approved', reservationId: null });
+    this.requests.set(id, { productId, variantId, quantity, unitPrice, status: 'approved', reservationId: null });
     return id;
   }
 }
 
-const pick = ({ productId, variantId, quantity }: { productId: string; variantId: string | null; quantity: number }) => ({ productId, variantId, quantity });
+const pick = ({ productId, variantId, quantity, unitPrice }: { productId: string; variantId: string | null; quantity: number; unitPrice: string }) => ({
+  productId,
+  variantId,
+  quantity,
+  unitPrice,
+});
 const COMPANY_ID = randomUUID();
 const COMPANY_ADDRESS = { fullName: 'Aisyah Rahman', phone: '+60123456789', addressLine1: '12 Jalan Industri', addressLine2: null, city: 'Shah Alam', postcode: '40000', state: 'Selangor' };
 
@@ -221,4 +240,59 @@ test('rpc.checkout.order_details answers the order detail, or null', async () =>
   const { order } = await callRpc(t.peer.bus, checkoutOrderDetails, { orderId: res.body.orderId });
   expect(order).toMatchObject({ id: res.body.orderId, isB2b: true, buyerTin: 'C12345678', total: res.body.total, subOrders: [expect.objectContaining({ storeId: c.storeA })] });
   expect(await callRpc(t.peer.bus, checkoutOrderDetails, { orderId: randomUUID() })).toEqual({ order: null });
+});
+
+test('two concurrent submits with one Idempotency-Key and different bodies: one order, and the loser releases nothing of the winner', async () => {
+  const c = await catalog();
+  const buyer = randomUUID();
+  const id = b2b.approved(c.paper.id, 2);
+  const addressId = await seedAddress(prisma, buyer);
+  const results = await Promise.all([
+    submit(buyer, { purchaseRequestIds: [id] }, 'b2b-key-race'),
+    submit(buyer, { purchaseRequestIds: [id], addressId }, 'b2b-key-race'),
+  ]);
+  expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+  expect(results.find((r) => r.status === 409)?.body.code).toBe('idempotency_key_reused');
+  const winner = results.find((r) => r.status === 201)!.body.orderId as string;
+  // the request stays held by the reservation that placed the winner's order
+  expect(b2b.requests.get(id)).toMatchObject({ status: 'checkout_pending', reservationId: reservationIdOf(buyer, 'b2b-key-race') });
+  expect(await callRpc(t.peer.bus, checkoutB2bReservationOrder, { reservationId: reservationIdOf(buyer, 'b2b-key-race') })).toEqual({
+    orderId: winner,
+    status: 'pending_payment',
+  });
+});
+
+test('a failed submit that reserved the requests itself releases exactly them', async () => {
+  const c = await catalog();
+  const id = b2b.approved(c.chair.id, 1);
+  await submit(randomUUID(), { purchaseRequestIds: [id], addressId: randomUUID() }).expect(404);
+  expect(b2b.requests.get(id)).toMatchObject({ status: 'approved', reservationId: null });
+});
+
+test('rpc.checkout.b2b_reservation_order: the order a reservation placed, or nulls', async () => {
+  const c = await catalog();
+  const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.paper.id, 1)] }).expect(201);
+  const reservationId = b2b.reserveCalls.at(-1)!.reservationId;
+  expect(await callRpc(t.peer.bus, checkoutB2bReservationOrder, { reservationId })).toEqual({ orderId: res.body.orderId, status: 'pending_payment' });
+  expect(await callRpc(t.peer.bus, checkoutB2bReservationOrder, { reservationId: randomUUID() })).toEqual({ orderId: null, status: null });
+});
+
+test('rpc.checkout.cancel_b2b_order cancels an unpaid duplicate once, returns its stock and says so in status_changed; a paid order stays', async () => {
+  const c = await catalog();
+  const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.chair.id, 3)] }).expect(201);
+  const orderId = res.body.orderId as string;
+  const stock = await stockOf(prisma, c.chair.id);
+  expect(await callRpc(t.peer.bus, checkoutCancelB2bOrder, { orderId, reason: 'duplicate' })).toEqual({ cancelled: true, status: 'cancelled' });
+  expect(await callRpc(t.peer.bus, checkoutCancelB2bOrder, { orderId, reason: 'duplicate' })).toEqual({ cancelled: false, status: 'cancelled' });
+  expect(await stockOf(prisma, c.chair.id)).toBe(stock + 3);
+  const order = await prisma.order.findUniqueOrThrow({ where: { id: orderId }, include: { payment: true, subOrders: true } });
+  expect(order).toMatchObject({ status: 'cancelled', payment: { status: 'failed' } });
+  expect(order.subOrders.every((s) => s.status === 'cancelled')).toBe(true);
+  const changes = await prisma.outbox.findMany({ where: { type: 'checkout.order.status_changed', payload: { path: ['data', 'orderId'], equals: orderId } } });
+  expect(changes.map((e) => (e.payload as { data: { status: string } }).data.status)).toEqual(['cancelled']);
+
+  const paid = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.paper.id, 1)] }).expect(201);
+  await prisma.order.update({ where: { id: paid.body.orderId }, data: { status: 'paid' } });
+  expect(await callRpc(t.peer.bus, checkoutCancelB2bOrder, { orderId: paid.body.orderId, reason: 'duplicate' })).toEqual({ cancelled: false, status: 'paid' });
+  expect(await callRpc(t.peer.bus, checkoutCancelB2bOrder, { orderId: randomUUID(), reason: 'duplicate' })).toEqual({ cancelled: false, status: null });
 });

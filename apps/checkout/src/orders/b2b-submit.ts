@@ -1,9 +1,20 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { callRpc, RpcFailedError, serveRpc, type Bus } from '@pasar/bus';
-import { b2bReleaseRequests, b2bReserveRequests, checkoutOrderDetails, type B2bSubmitBody, type PostalAddress, type RpcResponse } from '@pasar/contracts';
+import {
+  b2bReleaseRequests,
+  b2bReserveRequests,
+  checkoutB2bReservationOrder,
+  checkoutCancelB2bOrder,
+  checkoutOrderDetails,
+  type B2bSubmitBody,
+  type PostalAddress,
+  type RpcResponse,
+} from '@pasar/contracts';
 import { notFound, ProblemError } from '@pasar/service-kit';
 import type { Logger } from 'pino';
-import type { Order, PrismaClient } from '../generated/prisma/client';
+import type { Order, Prisma, PrismaClient } from '../generated/prisma/client';
+import { releaseOrderHoldings } from '../lifecycle/holdings';
+import { enqueueOrderStatusChanges } from '../lifecycle/order-events';
 import { buildOrderDetail } from './orders';
 import { priceOrder, writeOrder } from './place-order';
 import { earlierOrder, idempotencyOf, placeOnce, type OrderDeps, type SubmitOptions } from './submit';
@@ -55,9 +66,15 @@ async function reserveRequests(bus: Bus, request: { reservationId: string; userI
  * 2. place: the same order transaction as every submit (placeOnce: Idempotency-Key; priceOrder,
  *    writeOrder), is_b2b=true, buyer_tin = company TIN, one sub-order per store, the request ids
  *    in checkout.order.created;
- * 3. confirm: b2b marks the requests paid with the order id when it consumes order.created.
- * Compensation: when placing fails, rpc.b2b.release_requests frees what this reservation still
- * holds; if that fails too, b2b's sweep releases it after the TTL.
+ * 3. confirm: b2b marks the requests paid with the order id when it consumes order.created, if
+ *    they are still held by this order's reservation (b2b asks rpc.checkout.b2b_reservation_order);
+ *    otherwise it cancels the order (rpc.checkout.cancel_b2b_order).
+ * The order's transaction records which reservation placed it (b2b_reservation, one order per
+ * reservation), under a lock on the reservation.
+ * Compensation: when placing fails and no order of this reservation exists, rpc.b2b.release_requests
+ * frees only the requests this call reserved (a call that reused the reservation of a concurrent
+ * call with the same key releases nothing); if that fails too, b2b's sweep releases them after the
+ * TTL, once checkout has said that the reservation placed no order.
  */
 export async function submitB2bOrder(deps: B2bOrderDeps, customerId: string, body: B2bSubmitBody, options: SubmitOptions = {}): Promise<Order> {
   const { prisma, bus, config, clock = systemClock } = deps;
@@ -82,14 +99,38 @@ export async function submitB2bOrder(deps: B2bOrderDeps, customerId: string, bod
         paymentTtlMs: config.ORDER_PAYMENT_TTL,
         requestId: options.requestId,
       });
-      return (tx) => writeOrder(tx, priced);
+      return async (tx) => {
+        await lockReservation(tx, reservationId);
+        const order = await writeOrder(tx, priced);
+        await tx.b2bReservation.create({ data: { reservationId, orderId: order.id } });
+        return order;
+      };
     });
   } catch (err) {
-    await callRpc(bus, b2bReleaseRequests, { reservationId }, { requestId: options.requestId }).catch((releaseErr: unknown) =>
-      deps.log.warn({ err: releaseErr, reservationId }, 'release failed; the b2b sweep will release the reservation'),
-    );
+    await releaseUnplaced(deps, reservationId, held.reserved, options.requestId);
     throw err;
   }
+}
+
+/** Serialises the order transaction of a reservation with the check of a failed submit's compensation. */
+const lockReservation = (tx: Prisma.TransactionClient, reservationId: string) =>
+  tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`b2b-reservation:${reservationId}`}, 0))`;
+
+/**
+ * The compensation of a failed submit: releases the requests this call reserved, unless the
+ * reservation placed an order (a concurrent call with the same key placed it: its requests stay
+ * held for it). The check waits for an order transaction of the reservation in flight.
+ */
+async function releaseUnplaced(deps: B2bOrderDeps, reservationId: string, reserved: readonly string[], requestId?: string): Promise<void> {
+  if (reserved.length === 0) return;
+  const placed = await deps.prisma.$transaction(async (tx) => {
+    await lockReservation(tx, reservationId);
+    return tx.b2bReservation.findUnique({ where: { reservationId } });
+  });
+  if (placed) return;
+  await callRpc(deps.bus, b2bReleaseRequests, { reservationId, purchaseRequestIds: [...reserved] }, { requestId }).catch((releaseErr: unknown) =>
+    deps.log.warn({ err: releaseErr, reservationId }, 'release failed; the b2b sweep will release the reservation'),
+  );
 }
 
 async function customerAddress(prisma: PrismaClient, customerId: string, addressId: string): Promise<PostalAddress> {
@@ -98,6 +139,42 @@ async function customerAddress(prisma: PrismaClient, customerId: string, address
     FROM customer_address WHERE id = ${addressId}::uuid AND customer_id = ${customerId}::uuid`;
   if (!address) throw notFound('address');
   return address;
+}
+
+/** rpc.checkout.b2b_reservation_order: the order a reservation placed and its status (nulls: none). */
+export function reservationOrderResponder(bus: Bus, prisma: PrismaClient) {
+  return serveRpc(bus, checkoutB2bReservationOrder, async ({ reservationId }) => {
+    const row = await prisma.b2bReservation.findUnique({ where: { reservationId }, include: { order: { select: { status: true } } } });
+    return { orderId: row?.orderId ?? null, status: row?.order.status ?? null };
+  });
+}
+
+/**
+ * rpc.checkout.cancel_b2b_order: b2b found that another order holds this B2B order's purchase
+ * requests. While unpaid the order is cancelled (its payment failed, sub-orders cancelled), its
+ * stock and other holdings returned, and `checkout.order.status_changed` enqueued, in one
+ * transaction; a repeat, or an order past pending_payment, changes nothing and says its status.
+ */
+export async function cancelB2bOrder(deps: { prisma: PrismaClient; log: Pick<Logger, 'error'> }, orderId: string, reason: string, now = new Date()) {
+  return deps.prisma.$transaction(async (tx) => {
+    const [order] = await tx.$queryRaw<{ status: Order['status'] }[]>`
+      SELECT status FROM "order" WHERE id = ${orderId}::uuid AND is_b2b FOR UPDATE`;
+    if (!order) return { cancelled: false, status: null };
+    if (order.status !== 'pending_payment') {
+      if (order.status !== 'cancelled') deps.log.error({ orderId, status: order.status, reason }, 'a duplicate B2B order is past payment: it needs a refund');
+      return { cancelled: false, status: order.status };
+    }
+    await tx.order.update({ where: { id: orderId }, data: { status: 'cancelled', adminNotes: reason } });
+    await tx.payment.updateMany({ where: { orderId, status: 'pending' }, data: { status: 'failed' } });
+    await tx.subOrder.updateMany({ where: { orderId, status: 'pending_payment' }, data: { status: 'cancelled', cancelledAt: now } });
+    await releaseOrderHoldings(tx, [orderId]);
+    await enqueueOrderStatusChanges(tx, [{ orderId, isB2b: true, previousStatus: 'pending_payment', status: 'cancelled' }], now);
+    return { cancelled: true, status: 'cancelled' as const };
+  });
+}
+
+export function cancelB2bOrderResponder(bus: Bus, prisma: PrismaClient, log: Pick<Logger, 'error'>) {
+  return serveRpc(bus, checkoutCancelB2bOrder, ({ orderId, reason }) => cancelB2bOrder({ prisma, log }, orderId, reason));
 }
 
 /** rpc.checkout.order_details: the order detail (as the customer sees it) for b2b's order view; null when unknown. */

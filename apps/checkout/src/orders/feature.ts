@@ -2,7 +2,7 @@ import { sqlPoolOf } from '@pasar/db';
 import type { CheckoutFeature } from '../feature';
 import { loyaltyRoutes } from '../loyalty/routes';
 import { promotionRoutes } from '../promotions/routes';
-import { orderDetailsResponder } from './b2b-submit';
+import { cancelB2bOrderResponder, orderDetailsResponder, reservationOrderResponder } from './b2b-submit';
 import { orderBatcherOf } from './order-batch';
 import { leanOrderRoutes, orderRoutes } from './routes';
 
@@ -18,7 +18,7 @@ export const ordersFeature: CheckoutFeature = {
     orderRoutes(router, { prisma, config, bus, log, relay });
   },
   leanRoutes: (router, { prisma, config, bus, log, relay }) => leanOrderRoutes(router, { prisma, config, bus, log, relay }),
-  rpc: ({ bus, prisma }) => [orderDetailsResponder(bus, prisma)],
+  rpc: ({ bus, prisma, log }) => [orderDetailsResponder(bus, prisma), reservationOrderResponder(bus, prisma), cancelB2bOrderResponder(bus, prisma, log)],
   // on stop: orders still queued for the batcher answer 503, the batch in flight finishes
   workers: ({ prisma }) => [{ name: 'order-batcher', stop: () => orderBatcherOf(sqlPoolOf(prisma)).stop() }],
 };
