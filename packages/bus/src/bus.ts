@@ -3,6 +3,7 @@ import { connect, headers as natsHeaders, type NatsConnection, type MsgHdrs } fr
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import { Naming } from './naming';
+import { setTraceHeaders } from './trace';
 
 export const REQUEST_ID_HEADER = 'Pasar-Request-Id';
 
@@ -75,9 +76,11 @@ export class Bus {
     }
   }
 
+  /** A message's headers: the request id, and the active trace context (when tracing is on). */
   headers(requestId?: string): MsgHdrs {
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, requestId ?? randomUUID());
+    setTraceHeaders(h);
     return h;
   }
 
