@@ -18,6 +18,10 @@ import { abuseLimitTable, abuseLimits } from './http/abuse-limits';
 import { LimiterStore } from './http/limiter-store';
 import { corsFor, securityHeaders } from './http/security';
 import { serveIdentityRpc } from './identity-rpc/responders';
+import { LiveFeed } from './live/feed';
+import type { LiveDeps } from './live/live';
+import { liveRoutes } from './live/routes';
+import { LiveStreamRegistry } from './live/streams';
 import { routeGate } from './proxy/gate';
 import { createUpstreamProxy } from './proxy/proxy';
 import { rawProxyPath } from './proxy/raw-path';
@@ -47,6 +51,8 @@ export interface GatewayHandle {
   relay: OutboxRelay;
   log: Logger;
   sessionCache: SessionCache;
+  /** The open live streams of this instance. */
+  liveStreams: LiveStreamRegistry;
   /** Stops accepting, drains requests, then stops rpc, relay, NATS and the database client. */
   close(): Promise<void>;
 }
@@ -72,16 +78,28 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     title: 'Pasar API reference',
   });
 
+  const liveStreams = new LiveStreamRegistry(config.LIVE_MAX_STREAMS_PER_USER);
   let deps: (AuthDeps & { production: boolean }) | undefined;
-  const depsOf = (ctx: ServiceContext<GatewayConfig, GatewayPrisma>) =>
-    (deps ??= {
-      prisma: ctx.prisma,
-      config,
-      clock,
-      production,
-      cache: sessionCache,
-      limiter,
-      revocations: new SessionRevocations(ctx.bus, sessionCache, log),
+  const depsOf = (ctx: ServiceContext<GatewayConfig, GatewayPrisma>) => {
+    if (deps) return deps;
+    const revocations = new SessionRevocations(ctx.bus, sessionCache, log);
+    // a revoked session (sign-out, password change) closes the live streams opened with it
+    revocations.onRevoked((revocation) => liveStreams.revoke(revocation));
+    deps = { prisma: ctx.prisma, config, clock, production, cache: sessionCache, limiter, revocations };
+    return deps;
+  };
+  let live: LiveDeps | undefined;
+  const liveOf = (ctx: ServiceContext<GatewayConfig, GatewayPrisma>): LiveDeps =>
+    (live ??= {
+      feed: new LiveFeed(ctx.bus, log),
+      registry: liveStreams,
+      bus: ctx.bus,
+      log,
+      identitySecret: config.IDENTITY_SECRET,
+      upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      maxReplay: config.LIVE_REPLAY_MAX_MESSAGES,
+      limits: { heartbeatMs: config.LIVE_HEARTBEAT_MS, idleMs: config.LIVE_IDLE_TIMEOUT_MS, maxBufferBytes: config.LIVE_MAX_BUFFER_BYTES },
+      instanceOf: (upstream) => proxy.instanceOf(upstream),
     });
 
   const started = startService<GatewayConfig, GatewayPrisma>({
@@ -98,11 +116,19 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     },
     workers: (ctx) => [
       sessionSweep(ctx.prisma, clock, log),
+      {
+        name: 'live streams',
+        stop: async () => {
+          liveStreams.closeAll('shutdown');
+          liveOf(ctx).feed.stop();
+        },
+      },
       { name: 'rate limits', stop: () => limitCounts.close() },
       { name: 'upstream agent', stop: async () => proxy.close() },
     ],
     beforeListen: async (ctx) => {
       await warmPasswordDecoy();
+      await liveOf(ctx).feed.start();
       if (!(await limitCounts.ready())) log.warn('Redis (REDIS_URL) is not answering; rate limits are per instance until it is');
       if (!config.ADMIN_EMAIL || !config.ADMIN_PASSWORD) return;
       const result = await seedAdmin(depsOf(ctx), { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD, fullName: config.ADMIN_FULL_NAME });
@@ -123,6 +149,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       authenticate: authenticateSession(depsOf(ctx)),
       beforeBody: (router) => {
         router.use(abuseLimits(config, limitCounts, log));
+        router.use(liveRoutes(liveOf(ctx)));
         router.use(routeGate(routes));
         router.use(proxy.middleware);
       },
@@ -152,6 +179,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     relay: running.relay,
     log,
     sessionCache,
+    liveStreams,
     close: () => running.close(),
   };
 }

@@ -148,6 +148,17 @@ export const gatewayConfigSchema = z.preprocess(withRateLimitDefaults, serviceCo
   SESSION_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   SESSION_CACHE_MAX: positiveInt(10_000),
 
+  /** Live streams (server-sent events): open at once per user, per gateway instance. */
+  LIVE_MAX_STREAMS_PER_USER: positiveInt(5),
+  /** A `:` heartbeat this often (ms). */
+  LIVE_HEARTBEAT_MS: positiveInt(15_000),
+  /** A stream that carried no event for this long is closed (ms); the client reconnects with its Last-Event-ID. */
+  LIVE_IDLE_TIMEOUT_MS: positiveInt(30 * 60 * 1000),
+  /** Bytes a client may leave unread before it is dropped. */
+  LIVE_MAX_BUFFER_BYTES: positiveInt(256 * 1024),
+  /** A resume further behind than this many JetStream messages gets a fresh snapshot instead of a replay. */
+  LIVE_REPLAY_MAX_MESSAGES: positiveInt(10_000),
+
   /** The administrator created or updated at start (both or neither). */
   ADMIN_EMAIL: optional(z.email().transform((v) => v.trim().toLowerCase())),
   ADMIN_PASSWORD: optional(z.string().min(8, 'ADMIN_PASSWORD must be at least 8 characters').max(128)),

@@ -1,9 +1,12 @@
-import { loadConfig, runMain } from '@pasar/service-kit';
-import { startNotifier } from './app';
-import { notifierConfigSchema } from './config';
+import { runTraced } from '@pasar/service-kit/src/trace';
 
-runMain('notifier', async () => {
-  const config = loadConfig(notifierConfigSchema);
-  const notifier = await startNotifier(config);
-  return { log: notifier.log, closers: [{ name: 'notifier', close: () => notifier.close() }] };
+// tracing first (when OTEL_EXPORTER_OTLP_ENDPOINT is set): what it instruments loads after it
+runTraced('notifier', {}, async (tracing) => {
+  const { loadConfig, runMain } = await import('@pasar/service-kit');
+  const { startNotifier } = await import('./app.js');
+  const { notifierConfigSchema } = await import('./config.js');
+  runMain('notifier', async () => {
+    const notifier = await startNotifier(loadConfig(notifierConfigSchema));
+    return { log: notifier.log, closers: [{ name: 'notifier', close: () => notifier.close() }, tracing] };
+  });
 });

@@ -4,6 +4,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { Logger } from 'pino';
 import { Naming } from './naming';
 import { inboxPrefixOf } from './permissions';
+import { setTraceHeaders } from './trace';
 
 export const REQUEST_ID_HEADER = 'Pasar-Request-Id';
 
@@ -99,9 +100,11 @@ export class Bus {
     }
   }
 
+  /** A message's headers: the request id, and the active trace context (when tracing is on). */
   headers(requestId?: string): MsgHdrs {
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, requestId ?? randomUUID());
+    setTraceHeaders(h);
     return h;
   }
 

@@ -5,6 +5,7 @@ import { sqlPoolOf, type RawTx, type SqlTx } from '@pasar/db';
 import type pg from 'pg';
 import type { Bus } from './bus';
 import { REQUEST_ID_HEADER } from './bus';
+import { inBatchSpan, inMessageSpan } from './trace';
 
 /** A service's Prisma transaction client (structural, so any service's fits): the inbox rows and locks are raw SQL. */
 export type InboxTx = RawTx;
@@ -215,7 +216,7 @@ class MessageSettler<E extends EventContract> {
   async settle(delivery: Delivery<E>, work: () => Promise<void>): Promise<void> {
     const { msg, envelope } = delivery;
     try {
-      await keepingAlive([msg], work);
+      await inMessageSpan(`${envelope.type} process`, msg.headers, messageAttributes(msg, envelope, this.durable), () => keepingAlive([msg], work));
       msg.ack();
     } catch (err) {
       if (err instanceof PermanentFailure) return this.park(msg, envelope, err);
@@ -257,6 +258,18 @@ class MessageSettler<E extends EventContract> {
     log.error({ err }, 'message can never succeed; parked in the dead-letter table');
     terminate(msg);
   }
+}
+
+/** A consumer span's attributes (OpenTelemetry messaging conventions). */
+function messageAttributes(msg: JsMsg, envelope: EventEnvelope, consumer: string): Record<string, string | number> {
+  return {
+    'messaging.system': 'nats',
+    'messaging.operation.type': 'process',
+    'messaging.destination.name': msg.subject,
+    'messaging.consumer.group.name': consumer,
+    'messaging.message.id': envelope.id,
+    'messaging.nats.delivery_count': msg.info.deliveryCount,
+  };
 }
 
 /**
@@ -472,9 +485,14 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
     for (const msg of ignored) msg.ack();
     if (deliveries.length > 1) {
       try {
-        await keepingAlive(
-          deliveries.map((d) => d.msg),
-          () => handleTogether(deliveries),
+        await inBatchSpan(
+          `${deliveries[0].envelope.type} process`,
+          deliveries.map((d) => ({ headers: d.msg.headers, id: d.envelope.id })),
+          () =>
+            keepingAlive(
+              deliveries.map((d) => d.msg),
+              () => handleTogether(deliveries),
+            ),
         );
         for (const d of deliveries) d.msg.ack();
         return;

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { EventContract, EventData, EventEnvelope } from '@pasar/contracts';
 import type { Bus } from './bus';
 import { REQUEST_ID_HEADER } from './bus';
+import { currentTraceHeaders, setTraceHeaders } from './trace';
 
 /** The part of a Prisma transaction client that writing to the outbox needs. */
 export interface OutboxTx {
@@ -43,7 +44,8 @@ export async function enqueueEvents<E extends EventContract>(
     return envelope;
   });
   if (envelopes.length === 0) return envelopes;
-  const headers: Record<string, string> = options.requestId ? { [REQUEST_ID_HEADER]: options.requestId } : {};
+  // the trace context of the writing request travels with the row: the relay publishes it later, from elsewhere
+  const headers: Record<string, string> = { ...currentTraceHeaders(), ...(options.requestId ? { [REQUEST_ID_HEADER]: options.requestId } : {}) };
   await tx.outbox.createMany({
     data: envelopes.map((e) => ({
       id: e.id,
@@ -412,6 +414,7 @@ export class OutboxRelay {
   private async publish(row: OutboxRow): Promise<void> {
     const { bus } = this.options;
     const h = bus.headers(row.headers[REQUEST_ID_HEADER]);
+    setTraceHeaders(h, row.headers);
     const body = JSON.stringify(row.payload);
     const maxPayload = bus.nc.info?.max_payload;
     if (maxPayload !== undefined && Buffer.byteLength(body) > maxPayload) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Bus } from './bus';
 import { REQUEST_ID_HEADER } from './bus';
 import { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';
+import { inMessageSpan } from './trace';
 
 export const DEFAULT_RPC_TIMEOUT_MS = 3000;
 
@@ -25,7 +26,8 @@ export function serveRpc<R extends RpcContract>(
         bus.log.error({ err, subject }, 'rpc subscription error');
         return;
       }
-      void answer(bus, contract, handler, msg);
+      const attributes = { 'messaging.system': 'nats', 'messaging.operation.type': 'process', 'messaging.destination.name': contract.subject };
+      void inMessageSpan(`${contract.subject} process`, msg.headers, attributes, () => answer(bus, contract, handler, msg));
     },
   });
 }

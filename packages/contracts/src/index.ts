@@ -22,3 +22,4 @@ export * from './http/b2b-invitations';
 export * from './http/admin';
 export * from './http/dead-letters';
 export * from './bus-permissions';
+export * from './live';

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { traceLogFields } from './trace';
 
 /**
  * What never reaches a log line: session cookies (request `Cookie` and response `Set-Cookie`),
@@ -24,8 +25,9 @@ export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY, '$1[Redacted]');
 }
 
-/** The service's pino logger (JSON to stdout, or to `destination`), with secrets redacted. */
+/** The service's pino logger (JSON to stdout, or to `destination`), with secrets redacted and trace_id/span_id in traced work. */
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
-  const options = { name: service, level, base: { service }, redact: REDACTED_LOG_PATHS };
+  // a line written while a request or message is handled names its trace (when tracing is on)
+  const options = { name: service, level, base: { service }, redact: REDACTED_LOG_PATHS, mixin: traceLogFields };
   return destination ? pino(options, destination) : pino(options);
 }

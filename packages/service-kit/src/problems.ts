@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Problem } from '@pasar/contracts';
 import { RpcUnavailableError } from '@pasar/bus';
+import { activeTraceId } from './trace';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -64,7 +65,13 @@ export function problemBody(status: number, code: string, detail: string | undef
     code,
     ...(errors ? { errors } : {}),
     requestId,
+    ...traceIdField(),
   };
+}
+
+function traceIdField(): { traceId?: string } {
+  const traceId = activeTraceId();
+  return traceId ? { traceId } : {};
 }
 
 export function sendProblem(res: Response, status: number, code: string, detail?: string, errors?: Problem['errors']): void {

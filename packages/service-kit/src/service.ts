@@ -9,6 +9,7 @@ import { IDENTITY_HEADERS, SIGNATURE_REJECTED, gateIdentity, type Identity } fro
 import { sendProblem, problemHandler } from './problems';
 import { leanRequests, mountOnExpress, type LeanRoute } from './lean';
 import { requestLineLogger, requestLogger } from './request-log';
+import { withTraceResponse } from './trace';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -277,7 +278,7 @@ export function pathMatcher(paths: string[]): (path: string) => boolean {
 
 export function listen(handler: RequestListener, port: number, host = '127.0.0.1'): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = createServer(handler).listen(port, host);
+    const server = createServer(withTraceResponse(handler)).listen(port, host);
     server.keepAliveTimeout = 65_000;
     server.once('error', reject);
     server.once('listening', () => {

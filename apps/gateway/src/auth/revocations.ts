@@ -21,6 +21,7 @@ const FLUSH_TIMEOUT_MS = 1000;
  */
 export class SessionRevocations {
   private readonly subject: string;
+  private readonly listeners: ((revocation: Revocation) => void)[] = [];
 
   constructor(
     private readonly bus: Bus,
@@ -57,9 +58,15 @@ export class SessionRevocations {
     }
   }
 
+  /** Also told of every revocation, local or from another instance (live streams close theirs). */
+  onRevoked(listener: (revocation: Revocation) => void): void {
+    this.listeners.push(listener);
+  }
+
   private apply(revocation: Revocation): void {
     if (revocation.tokenHashes?.length) this.cache.deleteTokens(revocation.tokenHashes);
     if (revocation.userId) this.cache.deleteUser(revocation.userId);
+    for (const listener of this.listeners) listener(revocation);
   }
 }
 

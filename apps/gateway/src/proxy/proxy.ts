@@ -32,6 +32,8 @@ export interface UpstreamProxy {
    * `req.url` is the path as received (/api/v1/...). Failures answer 502/503/504 problem+json.
    */
   forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, identity: Identity | null, requestId: string): void;
+  /** The base URL of the instance of `upstream` next in the rotation (the gateway's own calls to a service). */
+  instanceOf(upstream: Upstream): string;
   /** Closes the pooled upstream sockets. */
   close(): void;
 }
@@ -136,6 +138,7 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
   return {
     middleware,
     forward,
+    instanceOf: (upstream) => pools[upstream].pick(),
     close: () => {
       probe.stop();
       agent.destroy();

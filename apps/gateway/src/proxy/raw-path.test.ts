@@ -57,6 +57,7 @@ describe('rawProxyPath: an error nobody expected', () => {
       forward: () => {
         throw new Error('a bug in the forward');
       },
+      instanceOf: () => 'http://127.0.0.1:9',
       close: () => undefined,
     };
     const raw = rawProxyPath({ compiled, limited: [], corsOrigins: [], session: {} as RawPathDeps['session'], proxy, log: silentLog })({ track: () => undefined });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { callerOf } from '../auth/middleware';
 import type { SessionDeps } from '../auth/sessions';
 import { normalisedPath } from '../http/abuse-limits';
+import { livePathOf } from '../live/rules';
 import { corsHeadersFor, strictSecurityHeaders } from '../http/security';
 import type { UpstreamProxy } from './proxy';
 import type { GatewayRoute, Upstream } from './route-table';
@@ -15,7 +16,7 @@ const API_ROOT = `${API_PREFIX}/`;
 
 /**
  * The proxied route a request goes down without express, or undefined when express serves it as
- * before: the gateway's own routes, paths no route serves (404), a URL express refuses (malformed,
+ * before: the gateway's own routes (live streams included), paths no route serves (404), a URL express refuses (malformed,
  * not in the plain /api/v1/ form), CORS preflights (OPTIONS), and the rate-limited endpoints.
  */
 export function rawRouteOf(
@@ -28,7 +29,7 @@ export function rawRouteOf(
   const query = url.indexOf('?');
   const path = url.slice(API_PREFIX.length, query === -1 ? undefined : query);
   const route = matchRoute(compiled, path);
-  if (!route || route.to === 'gateway') return undefined;
+  if (!route || route.to === 'gateway' || livePathOf(path)) return undefined;
   if (isMalformedUrl(url)) return undefined;
   if (limited.length > 0) {
     const normalised = normalisedPath(path);

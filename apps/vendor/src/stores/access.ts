@@ -14,7 +14,13 @@ const STORE_OF_OWNER = { name: 'vendor-store-of-owner', text: 'SELECT id FROM st
  */
 export async function requireOwnStore(prisma: PrismaClient, req: WithIdentity): Promise<string> {
   const { userId } = requireRole(req, 'vendor');
-  const { rows } = await sqlPoolOf(prisma).query<{ id: string }>({ ...STORE_OF_OWNER, values: [userId] });
-  if (rows.length === 0) throw noStore();
-  return rows[0].id;
+  const storeId = await storeOfOwner(prisma, userId);
+  if (storeId === null) throw noStore();
+  return storeId;
+}
+
+/** The store a user owns, or null. */
+export async function storeOfOwner(prisma: PrismaClient, ownerUserId: string): Promise<string | null> {
+  const { rows } = await sqlPoolOf(prisma).query<{ id: string }>({ ...STORE_OF_OWNER, values: [ownerUserId] });
+  return rows[0]?.id ?? null;
 }

@@ -10,6 +10,8 @@ export const problemSchema = z
     code: z.string(),
     errors: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string(), code: z.string() })).optional(),
     requestId: z.string().optional(),
+    /** The trace of the request (when tracing is on): what to look up in the trace viewer. */
+    traceId: z.string().optional(),
   })
   .meta({ id: 'Problem' });
 export type Problem = z.infer<typeof problemSchema>;

@@ -1,0 +1,296 @@
+/**
+ * Live order tracking through the gateway (server-sent events), with two gateway replicas on one
+ * database and NATS namespace: a customer's order stream and a vendor's shipment stream follow an
+ * order from payment to delivery on either replica; a Last-Event-ID resume replays the gap from
+ * JetStream, or starts over with a snapshot when the gap is too long or pruned; the gates, the
+ * per-user limit, sign-out, and bad input answer before a stream starts.
+ */
+import { randomUUID } from 'node:crypto';
+import { seedB2bDemo, signIn } from '@pasar/stack';
+import { waitFor, type TestBus } from '@pasar/testkit';
+import { connectBus } from './support/bus';
+import { asSession, newShopper, openStore, submit, type E2eStore, type Shopper } from './support/commerce';
+import { show, type ApiClient, type Problem } from './support/http';
+import { startSecondGateway, type SecondGateway } from './support/second-gateway';
+import { SseClient, type SseFrame } from './support/sse';
+import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
+
+let e2e: E2eStack | undefined;
+let testBus: TestBus | undefined;
+let store: E2eStore | undefined;
+let second: SecondGateway | undefined;
+const open: SseClient[] = [];
+
+beforeAll(async () => {
+  e2e = await startE2eStack();
+  testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+  store = await openStore(e2e, testBus, { basePrice: '12.00', stock: 500 }, 5);
+  // replica B: a short heartbeat, a short replay bound, and an upstream timeout shorter than its streams live
+  second = await startSecondGateway(e2e, { LIVE_HEARTBEAT_MS: '500', LIVE_REPLAY_MAX_MESSAGES: '3', UPSTREAM_TIMEOUT_MS: '2000' });
+}, 240_000);
+
+afterEach(() => {
+  for (const client of open.splice(0)) client.close();
+});
+
+afterAll(async () => {
+  await second?.stop();
+  await testBus?.bus.close();
+  await e2e?.stop();
+}, 60_000);
+
+function env(): { e2e: E2eStack; store: E2eStore; b: SecondGateway } {
+  if (!e2e || !store || !second) throw new Error('the stack did not start');
+  return { e2e, store, b: second };
+}
+
+/** Opens a stream as `client` (its cookie) on the gateway at `base`. */
+async function stream(base: string, client: ApiClient, path: string, headers: Record<string, string> = {}): Promise<SseClient> {
+  const cookie = client.jar.header();
+  const sse = await SseClient.open(`${base}${API}${path}`, { ...(cookie ? { cookie } : {}), ...headers });
+  open.push(sse);
+  return sse;
+}
+
+async function placeOrder(shopper: Shopper): Promise<string> {
+  const body = { addressId: shopper.addressId, items: [{ productId: env().store.productId, quantity: 1 }], shippingMethodId: env().store.shippingMethodId };
+  const placed = await submit(shopper.client, body, randomUUID());
+  if (placed.status !== 201) throw new Error(`submit: ${show(placed)}`);
+  return placed.body.orderId;
+}
+
+async function pay(shopper: Shopper, orderId: string): Promise<void> {
+  const initiate = await shopper.client.post(`${API}/checkout/payment/initiate/${orderId}`);
+  expect(initiate.status).toBe(200);
+}
+
+async function vendorMoves(shipmentId: string, ...moves: ('process' | 'ship' | 'deliver')[]): Promise<void> {
+  for (const move of moves) {
+    const body = move === 'ship' ? { courier: 'carrier_a', trackingId: `TRK-${randomUUID().slice(0, 8)}` } : undefined;
+    // the shipment reaches paid by event: retry the first move until vendor has it
+    await waitFor(async () => (await env().store.vendor.post(`${API}/vendor/shipments/${shipmentId}/${move}`, body)).status === 204, 30_000, 200);
+  }
+}
+
+const kinds = (frames: SseFrame[]) => frames.map((f) => `${f.event}:${(f.data as { status?: string }).status ?? ''}`);
+const idParts = (id: string | undefined) => (id ?? '').split('-').map(Number);
+/** Each id's parts never go down and the id changes from one event to the next. */
+function expectGrowingIds(frames: SseFrame[]): void {
+  const ids = frames.filter((f) => f.event !== 'end').map((f) => idParts(f.id));
+  for (let i = 1; i < ids.length; i += 1) {
+    expect(ids[i][0]).toBeGreaterThanOrEqual(ids[i - 1][0]);
+    expect(ids[i][1]).toBeGreaterThanOrEqual(ids[i - 1][1]);
+    expect(ids[i].join('-')).not.toBe(ids[i - 1].join('-'));
+  }
+}
+
+describe('live order tracking through the gateway', () => {
+  test(
+    'bad input, other people’s orders and the role gate answer problem+json before a stream starts',
+    withLogs(
+      () => e2e,
+      async () => {
+        const owner = await newShopper(env().e2e, 'live-owner');
+        const other = await newShopper(env().e2e, 'live-other');
+        const orderId = await placeOrder(owner);
+        const gateway = env().e2e.stack.gatewayUrl;
+
+        const cases: [SseClient, number, string][] = [
+          [await stream(gateway, owner.client, '/account/orders/not-a-uuid/events'), 400, 'validation_failed'],
+          [await stream(gateway, owner.client, `/account/orders/${randomUUID()}/events`), 404, 'not_found'],
+          [await stream(gateway, other.client, `/account/orders/${orderId}/events`), 404, 'not_found'],
+          [await stream(gateway, env().e2e.client(), `/account/orders/${orderId}/events`), 401, 'unauthenticated'],
+          [await stream(gateway, owner.client, '/vendor/shipments/events'), 403, 'forbidden'],
+          [await stream(gateway, owner.client, '/b2b/not-a-uuid/orders/events'), 400, 'validation_failed'],
+        ];
+        for (const [sse, status, code] of cases) {
+          expect(sse.status).toBe(status);
+          expect(sse.response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+          expect(((await sse.response.json()) as Problem).code).toBe(code);
+        }
+        const notMember = await stream(gateway, owner.client, `/b2b/${randomUUID()}/orders/events`);
+        expect([403, 404]).toContain(notMember.status);
+        expect(notMember.response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      },
+    ),
+  );
+
+  test(
+    'the customer’s and the vendor’s streams follow an order on both replicas from payment to delivery, then end',
+    withLogs(
+      () => e2e,
+      async () => {
+        const { e2e: stack, store, b } = env();
+        const shopper = await newShopper(stack, 'live-flow');
+        const orderId = await placeOrder(shopper);
+
+        const onA = await stream(stack.stack.gatewayUrl, shopper.client, `/account/orders/${orderId}/events`);
+        const onB = await stream(b.url, shopper.client, `/account/orders/${orderId}/events`);
+        const vendorOnB = await stream(b.url, store.vendor, '/vendor/shipments/events');
+        for (const sse of [onA, onB, vendorOnB]) {
+          expect(sse.status).toBe(200);
+          expect(sse.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+          expect(sse.response.headers.get('cache-control')).toBe('no-cache, no-transform');
+          expect(sse.response.headers.get('x-accel-buffering')).toBe('no');
+          expect(sse.response.headers.get('content-encoding')).toBeNull();
+          const [snapshot] = await sse.waitForFrames((f) => f.event === 'snapshot');
+          expect(snapshot.data).toMatchObject({ resume: 'no_last_event_id' });
+          expect(snapshot.id).toMatch(/^\d+-\d+$/);
+          expect(sse.retry).toBe(3000);
+        }
+        expect((onA.frames[0].data as { state: { id: string; status: string } }).state).toMatchObject({ id: orderId, status: 'pending_payment' });
+        const shipmentId = (onA.frames[0].data as { state: { subOrders: { id: string }[] } }).state.subOrders[0].id;
+
+        // longer than replica B's upstream timeout: the stream is the gateway's own, nothing cuts it
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        await pay(shopper, orderId);
+        await vendorMoves(shipmentId, 'process', 'ship', 'deliver');
+
+        for (const sse of [onA, onB]) {
+          await sse.waitForEnd();
+          const events = sse.frames.slice(1);
+          expect(events.filter((f) => f.event === 'payment')).toHaveLength(1);
+          expect(events.filter((f) => f.event === 'payment')[0].data).toMatchObject({ orderId });
+          expect(kinds(events)).toEqual(
+            expect.arrayContaining(['order.status:paid', 'shipment.status:paid', 'shipment.status:processing', 'shipment.status:shipped', 'shipment.status:delivered', 'order.status:delivered']),
+          );
+          expect(events.at(-1)?.event).toBe('end');
+          expect(events.at(-2)).toMatchObject({ event: 'order.status', data: { status: 'delivered' } });
+          expect(new Set(events.map((f) => f.id)).size).toBe(events.length - 1); // end repeats the last id
+          expect(JSON.stringify(events)).not.toContain(shopper.userId); // no customer id
+          expectGrowingIds(sse.frames);
+        }
+        // both replicas saw the same events with the same ids
+        expect(onB.frames.slice(1).map((f) => f.id).sort()).toEqual(onA.frames.slice(1).map((f) => f.id).sort());
+        expect(onB.comments).toBeGreaterThan(0); // replica B's 500 ms heartbeat
+
+        const vendorEvents = await vendorOnB.waitForFrames((f) => f.event === 'shipment.status' && (f.data as { shipmentId: string }).shipmentId === shipmentId, 4);
+        expect(kinds(vendorEvents)).toEqual(['shipment.status:paid', 'shipment.status:processing', 'shipment.status:shipped', 'shipment.status:delivered']);
+        expect(vendorOnB.ended).toBe(false);
+      },
+    ),
+  );
+
+  test(
+    'Last-Event-ID: a gap JetStream holds is replayed without gaps or duplicates; a malformed one is ignored; a long or pruned gap gets a fresh snapshot',
+    withLogs(
+      () => e2e,
+      async () => {
+        const { e2e: stack, b } = env();
+        const gateway = stack.stack.gatewayUrl;
+        const shopper = await newShopper(stack, 'live-resume');
+        const orderId = await placeOrder(shopper);
+        const first = await stream(gateway, shopper.client, `/account/orders/${orderId}/events`);
+        const [snapshot] = await first.waitForFrames((f) => f.event === 'snapshot');
+        const shipmentId = (snapshot.data as { state: { subOrders: { id: string }[] } }).state.subOrders[0].id;
+        await pay(shopper, orderId);
+        const [payment] = await first.waitForFrames((f) => f.event === 'payment');
+        first.close();
+
+        await vendorMoves(shipmentId, 'process');
+        const resumed = await stream(gateway, shopper.client, `/account/orders/${orderId}/events`, { 'last-event-id': payment.id as string });
+        expect(resumed.status).toBe(200);
+        const caughtUp = await resumed.waitForFrames((f) => f.event === 'shipment.status' && (f.data as { status: string }).status === 'processing');
+        expect(caughtUp).toHaveLength(1);
+        expect(resumed.frames.some((f) => f.event === 'snapshot' || f.event === 'payment')).toBe(false);
+        // everything after the payment the first stream had, and nothing twice
+        const afterPayment = first.frames.slice(first.frames.indexOf(payment) + 1).map((f) => f.id);
+        const resumedIds = resumed.frames.map((f) => f.id);
+        expect(resumedIds).toEqual(expect.arrayContaining(afterPayment));
+        expect(new Set(resumedIds).size).toBe(resumedIds.length);
+        expect(kinds(resumed.frames)).toEqual(expect.arrayContaining(['order.status:paid', 'shipment.status:paid', 'shipment.status:processing', 'order.status:processing']));
+
+        // a malformed Last-Event-ID is ignored: a stream from a fresh snapshot
+        const malformed = await stream(gateway, shopper.client, `/account/orders/${orderId}/events`, { 'last-event-id': 'garbage<>' });
+        expect(malformed.status).toBe(200);
+        expect((await malformed.waitForFrames((f) => f.event === 'snapshot'))[0].data).toMatchObject({ resume: 'no_last_event_id', state: { status: 'processing' } });
+
+        // replica B replays at most 3 messages: the same id there is too far behind
+        const tooLong = await stream(b.url, shopper.client, `/account/orders/${orderId}/events`, { 'last-event-id': payment.id as string });
+        expect((await tooLong.waitForFrames((f) => f.event === 'snapshot'))[0].data).toMatchObject({ resume: 'gap_too_long', state: { status: 'processing' } });
+
+        // the services consumed everything: prune the stream's head, the first missing message with it
+        const bus = (testBus as TestBus).bus;
+        const jsm = await bus.jsm;
+        const checkoutStream = bus.naming.stream('CHECKOUT');
+        await waitFor(async () => {
+          for await (const consumer of jsm.consumers.list(checkoutStream)) if (consumer.num_pending > 0 || consumer.num_ack_pending > 0) return false;
+          return true;
+        }, 30_000, 200);
+        const [paymentSeq] = idParts(payment.id);
+        await jsm.streams.purge(checkoutStream, { seq: paymentSeq + 2 });
+        const pruned = await stream(gateway, shopper.client, `/account/orders/${orderId}/events`, { 'last-event-id': payment.id as string });
+        expect((await pruned.waitForFrames((f) => f.event === 'snapshot'))[0].data).toMatchObject({ resume: 'gap_pruned', state: { status: 'processing' } });
+      },
+    ),
+  );
+
+  test(
+    'at most five streams per user (the sixth is 429), and signing out closes them on both replicas',
+    withLogs(
+      () => e2e,
+      async () => {
+        const { e2e: stack, b } = env();
+        const gateway = stack.stack.gatewayUrl;
+        const shopper = await newShopper(stack, 'live-limit');
+        const orderId = await placeOrder(shopper);
+        const path = `/account/orders/${orderId}/events`;
+        const five: SseClient[] = [];
+        for (let i = 0; i < 5; i += 1) five.push(await stream(gateway, shopper.client, path));
+        for (const sse of five) expect(sse.status).toBe(200);
+        const sixth = await stream(gateway, shopper.client, path);
+        expect(sixth.status).toBe(429);
+        expect(((await sixth.response.json()) as Problem).code).toBe('too_many_streams');
+
+        five[0].close();
+        const again = await waitFor(async () => {
+          const sse = await stream(gateway, shopper.client, path);
+          return sse.status === 200 ? sse : undefined;
+        }, 10_000, 100);
+        await again.waitForFrames((f) => f.event === 'snapshot');
+        const onB = await stream(b.url, shopper.client, path);
+        await onB.waitForFrames((f) => f.event === 'snapshot');
+
+        expect((await shopper.client.post(`${API}/auth/sign-out`)).status).toBe(204);
+        for (const sse of [...five.slice(1), again, onB]) await sse.waitForEnd(15_000);
+      },
+    ),
+  );
+
+  test(
+    'a B2B company’s members follow its orders',
+    withLogs(
+      () => e2e,
+      async () => {
+        const { e2e: stack, store, b } = env();
+        const password = `Pw-${randomUUID()}`;
+        const { companyId } = await seedB2bDemo({ bus: (testBus as TestBus).bus, gatewayUrl: stack.stack.gatewayUrl, admin: stack.stack.admin, password });
+        const owner = stack.client();
+        expect((await owner.post(`${API}/auth/sign-in`, { email: 'b2b-admin@pasar.local', password })).status).toBe(200);
+        const company = await stream(b.url, owner, `/b2b/${companyId}/orders/events`);
+        expect(company.status).toBe(200);
+        expect((await company.waitForFrames((f) => f.event === 'snapshot'))[0].data).toMatchObject({ resume: 'no_last_event_id', state: [] });
+
+        const staffSession = await signIn(stack.stack.gatewayUrl, 'b2b-staff@pasar.local', password);
+        const raised = await staffSession.call('POST', '/b2b/purchase-requests', { productId: store.productId, quantity: 1 });
+        expect(raised.status).toBe(201);
+        const requests = await asSession(owner).call('GET', `/b2b/${companyId}/purchase-requests?status=pending`);
+        const [request] = requests.json as { id: string }[];
+        expect((await owner.post(`${API}/b2b/purchase-requests/${request.id}/approve`)).status).toBe(204);
+        const submitted = await waitFor(async () => {
+          const res = await owner.post<{ orderId: string }>(`${API}/checkout/b2b/submit`, { purchaseRequestIds: [request.id] });
+          const code = (res.body as unknown as Problem)?.code ?? '';
+          return res.status === 400 && code.startsWith('shipping_') ? undefined : res;
+        }, 30_000, 200);
+        expect(submitted.status).toBe(201);
+        const { orderId } = submitted.body;
+        await waitFor(async () => (await owner.get<{ id: string }[]>(`${API}/b2b/${companyId}/orders`)).body.some((o) => o.id === orderId), 30_000, 200);
+        await pay({ client: owner, userId: '', addressId: '' }, orderId);
+
+        const payment = await company.waitForFrames((f) => f.event === 'payment');
+        expect(payment[0].data).toMatchObject({ orderId, isB2b: true });
+        await company.waitForFrames((f) => f.event === 'order.status' && (f.data as { orderId: string }).orderId === orderId);
+      },
+    ),
+  );
+});

@@ -1,0 +1,174 @@
+/**
+ * OpenTelemetry through the whole stack: every service exports to an OTLP/HTTP (JSON) receiver
+ * this test runs. A submit's trace holds checkout's and (through NATS) vendor's
+ * spans; a payment's also the notifier's; `traceresponse` names the trace, problem bodies carry
+ * its id, log lines its trace_id; an inbound traceparent does not reach past the gateway; no span
+ * attribute holds the session cookie or the password.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { waitFor, type TestBus } from '@pasar/testkit';
+import { connectBus } from './support/bus';
+import { newShopper, openStore, submit, type E2eStore } from './support/commerce';
+import type { Problem } from './support/http';
+import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
+
+interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes: Record<string, unknown>;
+}
+
+/** An OTLP/HTTP receiver of the JSON encoding: keeps every span it is sent. */
+async function startReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; close: () => Promise<void> }> {
+  const spans: ReceivedSpan[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          resourceSpans?: { resource?: { attributes?: Attribute[] }; scopeSpans?: { spans?: RawSpan[] }[] }[];
+        };
+        for (const resource of body.resourceSpans ?? []) {
+          const service = String(attributesOf(resource.resource?.attributes)['service.name']);
+          for (const scope of resource.scopeSpans ?? []) {
+            for (const span of scope.spans ?? []) {
+              spans.push({ service, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, name: span.name, attributes: attributesOf(span.attributes) });
+            }
+          }
+        }
+      } catch {
+        // not JSON: not ours to keep
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface Attribute {
+  key: string;
+  value: Record<string, unknown>;
+}
+interface RawSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes?: Attribute[];
+}
+function attributesOf(list: Attribute[] | undefined): Record<string, unknown> {
+  return Object.fromEntries((list ?? []).map((a) => [a.key, Object.values(a.value)[0]]));
+}
+
+let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
+let e2e: E2eStack | undefined;
+let testBus: TestBus | undefined;
+let store: E2eStore | undefined;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_TRACES_SAMPLER: 'always_on' };
+  e2e = await startE2eStack({ env: { gateway: otel, checkout: otel, b2b: otel, vendor: otel, admin: otel, notifier: otel } });
+  testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+  store = await openStore(e2e, testBus, { basePrice: '10.00', stock: 50 }, 5);
+}, 240_000);
+
+afterAll(async () => {
+  await testBus?.bus.close();
+  await e2e?.stop();
+  await receiver?.close();
+}, 60_000);
+
+function env() {
+  if (!e2e || !store || !receiver) throw new Error('the stack did not start');
+  return { e2e, store, receiver };
+}
+
+const traceIdOf = (traceresponse: string | null) => /^00-([0-9a-f]{32})-[0-9a-f]{16}-0[01]$/.exec(traceresponse ?? '')?.[1];
+
+/** Waits until the trace has a span of each service that satisfies `wanted` (by service). */
+async function traceWith(traceId: string, wanted: Record<string, (span: ReceivedSpan) => boolean>): Promise<ReceivedSpan[]> {
+  const { receiver } = env();
+  try {
+    return await waitFor(() => {
+      const spans = receiver.spans.filter((s) => s.traceId === traceId);
+      return Object.entries(wanted).every(([service, ok]) => spans.some((s) => s.service === service && ok(s))) ? spans : undefined;
+    }, 60_000, 200);
+  } catch (err) {
+    const seen = receiver.spans.filter((s) => s.traceId === traceId).map((s) => `${s.service}: ${s.name}`);
+    throw new Error(`trace ${traceId} never held every wanted span; it has ${JSON.stringify(seen)}`, { cause: err });
+  }
+}
+
+describe('traces across HTTP and NATS', () => {
+  test(
+    'submit and payment traces cross checkout, vendor and the notifier over NATS; responses and problems name them; no secret is recorded',
+    withLogs(
+      () => e2e,
+      async () => {
+        const { e2e: stack, store, receiver } = env();
+        const shopper = await newShopper(stack, 'traced');
+
+        const placed = await submit(shopper.client, { addressId: shopper.addressId, items: [{ productId: store.productId, quantity: 1 }], shippingMethodId: store.shippingMethodId }, randomUUID());
+        expect(placed.status).toBe(201);
+        const submitTrace = traceIdOf(placed.headers.get('traceresponse'));
+        expect(submitTrace).toBeDefined();
+        const submitSpans = await traceWith(submitTrace as string, {
+          checkout: (s) => s.name.startsWith('pg') || s.name.includes('INSERT') || String(s.attributes['db.system'] ?? '') === 'postgresql',
+          vendor: (s) => s.name === 'checkout.order.created process' && typeof s.attributes['messaging.message.id'] === 'string',
+        });
+        // the vendor's consumer span continues the trace (it has a parent in it)
+        const consumer = submitSpans.find((s) => s.service === 'vendor' && s.name === 'checkout.order.created process') as ReceivedSpan;
+        expect(consumer.parentSpanId).toBeDefined();
+
+        const paid = await shopper.client.post(`${API}/checkout/payment/initiate/${placed.body.orderId}`);
+        expect(paid.status).toBe(200);
+        const paymentTrace = traceIdOf(paid.headers.get('traceresponse')) as string;
+        expect(paymentTrace).toBeDefined();
+        expect(paymentTrace).not.toBe(submitTrace);
+        await traceWith(paymentTrace, {
+          checkout: () => true,
+          vendor: (s) => s.name === 'checkout.order.paid process',
+          notifier: (s) => s.name.endsWith(' process'),
+        });
+
+        // a problem names its trace, as its response does
+        const missing = await shopper.client.get<Problem & { traceId?: string }>(`${API}/account/orders/${randomUUID()}`);
+        expect(missing.status).toBe(404);
+        expect(missing.body.traceId).toBe(traceIdOf(missing.headers.get('traceresponse')));
+
+        // the gateway starts its own trace: a caller's traceparent is not followed
+        const foreign = '0af7651916cd43dd8448eb211c80319c';
+        const withParent = await shopper.client.get(`${API}/account/orders`, { headers: { traceparent: `00-${foreign}-b7ad6b7169203331-01` } });
+        expect(withParent.status).toBe(200);
+        expect(traceIdOf(withParent.headers.get('traceresponse'))).not.toBe(foreign);
+        // a malformed one is ignored, not a 500
+        expect((await shopper.client.get(`${API}/account/orders`, { headers: { traceparent: 'garbage' } })).status).toBe(200);
+
+        // log lines written during the submit carry its trace id
+        await waitFor(() => Object.values(stack.stack.instances).flat().some((s) => s.recentLines().some((line) => line.includes(`"trace_id":"${submitTrace}"`))), 30_000, 200);
+
+        // nothing secret in any attribute of any span
+        const cookie = shopper.client.jar.header() as string;
+        const token = cookie.split('=').slice(1).join('=');
+        const everything = JSON.stringify(receiver.spans.map((s) => s.attributes));
+        expect(token.length).toBeGreaterThan(10);
+        expect(everything).not.toContain(token);
+        expect(everything).not.toMatch(/x-pasar-sig|set-cookie|"cookie"/i);
+        expect(everything).not.toMatch(/signature=/);
+      },
+    ),
+    300_000,
+  );
+});
