@@ -5,9 +5,10 @@ import { gatewayVsDirect } from './gateway-vs-direct';
 import { machine } from './machine';
 import { settlementImport } from './settlement-import';
 import { signInLatency } from './sign-in-latency';
+import { webhooks } from './webhooks';
 
 /**
  * Every scenario, in run order. A new one (checkout submit contention, event lag, settlement
  * import) is a module in this folder exporting a Scenario, added here.
  */
-export const SCENARIOS: readonly Scenario[] = [machine, gatewayVsDirect, signInLatency, checkoutSubmit, eventLag, settlementImport];
+export const SCENARIOS: readonly Scenario[] = [machine, gatewayVsDirect, signInLatency, checkoutSubmit, eventLag, settlementImport, webhooks];
