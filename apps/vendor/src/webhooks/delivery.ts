@@ -30,7 +30,7 @@ export interface ClaimedDelivery {
  * leased at once (by every instance together). One statement with `FOR UPDATE SKIP LOCKED` takes
  * a lease (claimed_until: the timeout and a margin) and counts the attempt, committed before any
  * request, so instances take disjoint rows and a crash mid-request only delays the delivery until
- * the lease ends.
+ * the lease ends. $5: a random uuid, where this claim starts among the endpoints.
  */
 const CLAIM = {
   name: 'vendor-webhook-claim',
@@ -49,6 +49,8 @@ const CLAIM = {
       FOR UPDATE SKIP LOCKED
     ) picked
     WHERE e.enabled
+    -- each claim starts at a random endpoint, so under load no endpoint waits behind the others
+    ORDER BY e.id >= $5::uuid DESC, e.id
     LIMIT $3::int
   ) due
   WHERE d.id = due.id
@@ -64,7 +66,7 @@ export async function claimDueDeliveries(deps: Pick<WebhookDeps, 'prisma' | 'con
   const leaseEnd = new Date(at.getTime() + leaseMs(deps.config.WEBHOOK_TIMEOUT_MS));
   const { rows } = await sqlPoolOf(deps.prisma).query<ClaimedDelivery>({
     ...CLAIM,
-    values: [at.toISOString(), leaseEnd.toISOString(), limit, deps.config.WEBHOOK_ENDPOINT_CONCURRENCY],
+    values: [at.toISOString(), leaseEnd.toISOString(), limit, deps.config.WEBHOOK_ENDPOINT_CONCURRENCY, randomUUID()],
   });
   return rows;
 }

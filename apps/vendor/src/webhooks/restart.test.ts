@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createPrisma, createTestSchema } from '@pasar/db';
-import { createTestBus, freePort, testServiceEnv, waitFor, type TestBus } from '@pasar/testkit';
+import { createTestBus, testServiceEnv, waitFor, type TestBus } from '@pasar/testkit';
 import request from 'supertest';
 import { startReceiver, type Receiver } from '../../test/receiver';
 import { asVendor } from '../../test/vendor';
@@ -16,22 +16,31 @@ const db = createTestSchema(undefined, 'vendor');
 let peer: TestBus;
 let receiver: Receiver;
 const children: ChildProcess[] = [];
+const output: string[] = [];
 
 async function startVendorProcess(): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
   const env = {
     ...process.env,
     ...testServiceEnv(db.databaseUrl, peer.namespace),
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info',
     WEBHOOK_TIMEOUT_MS: '5000',
     WEBHOOK_POLL_MS: '100',
   };
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(__dirname, '..', 'main.ts')], { env, stdio: 'ignore' });
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(__dirname, '..', 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(async () => (await fetch(`${url}/readyz`)).ok, 180_000, 250);
-  return { child, url };
+  let url: string | undefined;
+  // its address from its "vendor listening" line (port 0: no race for a port); its last lines, printed when the test fails
+  const keep = (chunk: Buffer) => {
+    const lines = chunk.toString('utf8').split('\n').filter(Boolean);
+    for (const line of lines) url ??= /"url":"(http:\/\/[^"]+)".*vendor listening/.exec(line)?.[1];
+    output.push(...lines.filter((line) => !line.includes('"level":30')).slice(-20));
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const listening = await waitFor(() => url ?? (child.exitCode !== null ? 'exited' : undefined), 180_000, 250);
+  if (listening === 'exited') throw new Error(`the vendor process exited:\n${output.slice(-20).join('\n')}`);
+  await waitFor(async () => (await fetch(`${listening}/readyz`)).ok, 60_000, 250);
+  return { child, url: listening };
 }
 
 function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
@@ -87,6 +96,8 @@ test('a delivery in flight when its instance dies is completed by another, once,
     expect(delivery.attemptLog.map((a) => a.httpStatus)).toEqual([200]);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(receiver.received).toHaveLength(2);
+  } catch (err) {
+    throw new Error(`${String(err)}\n--- last lines of the vendor processes ---\n${output.slice(-30).join('\n')}`);
   } finally {
     await prisma.$disconnect();
   }
