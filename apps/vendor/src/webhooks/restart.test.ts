@@ -26,7 +26,8 @@ async function startVendorProcess(): Promise<{ child: ChildProcess; url: string 
     WEBHOOK_TIMEOUT_MS: '5000',
     WEBHOOK_POLL_MS: '100',
   };
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(__dirname, '..', 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // node itself with tsx's loader (not the tsx CLI, which runs the service in a child a SIGKILL would miss)
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let url: string | undefined;
   // its address from its "vendor listening" line (port 0: no race for a port); its last lines, printed when the test fails
