@@ -6,9 +6,10 @@ import { liveStreams } from './live-streams';
 import { machine } from './machine';
 import { settlementImport } from './settlement-import';
 import { signInLatency } from './sign-in-latency';
+import { webhooks } from './webhooks';
 
 /**
  * Every scenario, in run order. A new one (checkout submit contention, event lag, settlement
  * import) is a module in this folder exporting a Scenario, added here.
  */
-export const SCENARIOS: readonly Scenario[] = [machine, gatewayVsDirect, signInLatency, checkoutSubmit, eventLag, settlementImport, liveStreams];
+export const SCENARIOS: readonly Scenario[] = [machine, gatewayVsDirect, signInLatency, checkoutSubmit, eventLag, settlementImport, liveStreams, webhooks];

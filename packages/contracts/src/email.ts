@@ -50,6 +50,11 @@ export const emailTemplateSchema = z.discriminatedUnion('template', [
       reason: z.string().max(5000).nullable(),
     }),
   }),
+  /** A vendor's webhook endpoint was disabled: its receiver answered 410 Gone, or failed for days. */
+  z.object({
+    template: z.literal('webhook_endpoint_disabled'),
+    vars: z.object({ storeName: z.string().min(1).max(200), url: z.string().min(1).max(2000), reason: z.string().min(1).max(500) }),
+  }),
 ]);
 export type EmailTemplate = z.infer<typeof emailTemplateSchema>;
 export type EmailTemplateName = EmailTemplate['template'];

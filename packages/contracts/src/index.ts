@@ -11,6 +11,7 @@ export * from './http/promotions';
 export * from './http/orders';
 export * from './http/catalog';
 export * from './http/vendor';
+export * from './http/webhooks';
 export * from './http/family';
 export * from './http/family-invites';
 export * from './openapi';

@@ -20,6 +20,7 @@ import {
   vendorShippingMethod,
 } from './http/vendor';
 import { deadLetterApiRoutes } from './http/dead-letters';
+import { webhookApiRoutes } from './http/webhooks';
 import { paymentNotificationBody, paymentUrlResponse } from './http/payments';
 import { catalogProductDetail, catalogProductPage, catalogProductsQuery, category, categoryBody, vendorProduct, vendorProductBody, vendorProductPage } from './http/catalog';
 import {
@@ -218,6 +219,7 @@ export const apiRoutes: ApiRoute[] = [
   { method: 'post', path: '/admin/b2b/companies/{id}/approve', summary: 'Approve a pending company: the owner becomes (or is reactivated as) company_admin; approval e-mail', tag: 'Admin B2B', access: 'admin', params: uuidParam, success: { status: 204, body: null }, problems: [{ status: 409, description: 'not_pending: already reviewed' }] },
   { method: 'post', path: '/admin/b2b/companies/{id}/reject', summary: 'Reject a pending company with a reason; rejection e-mail', tag: 'Admin B2B', access: 'admin', params: uuidParam, body: rejectCompanyBody, success: { status: 204, body: null }, problems: [{ status: 409, description: 'not_pending: already reviewed' }] },
   // admin: vendor applications, carrier bookings and labels, settlements
+  ...webhookApiRoutes,
   { method: 'post', path: '/vendor-applications', summary: 'Apply to sell: a signed-in user sends the Vendor application (TIN and MSIC validated and normalised); one pending application per user', tag: 'Vendor applications', access: 'any', body: vendorApplicationBody, success: { status: 201, body: vendorApplication }, problems: [{ status: 400, description: 'validation_failed; invalid_tin; invalid_msic' }, { status: 409, description: 'application_pending: the caller has a pending application' }, { status: 429, description: 'rate_limited (per IP)' }] },
   { method: 'get', path: '/admin/vendor-applications', summary: 'Vendor applications, newest first, optionally of one status', tag: 'Admin', access: 'admin', query: vendorApplicationsQuery, success: { status: 200, body: z.array(vendorApplication) } },
   { method: 'get', path: '/admin/vendor-applications/{id}', summary: 'One vendor application', tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 200, body: vendorApplication } },

@@ -101,6 +101,13 @@ describe('renderEmail', () => {
     expect(rendered.text).not.toContain('Our reviewer noted');
   });
 
+  it('webhook_endpoint_disabled: store, endpoint URL and reason', () => {
+    const vars = { storeName: 'Kedai <Batik>', url: 'https://hooks.example/in?a=1&b=2', reason: 'every attempt failed for 3 days' };
+    const rendered = renderEmail(message({ template: 'webhook_endpoint_disabled', vars }));
+    expect(rendered.subject).toBe('A webhook endpoint of Kedai <Batik> was disabled');
+    expectVariables(rendered, [vars.storeName, vars.url, vars.reason]);
+  });
+
   it('company_reviewed approved: approval subject, no reason', () => {
     const vars = { fullName: hostile('Admin'), companyName: 'Acme <Trading>', approved: true, reason: null };
     const rendered = renderEmail(message({ template: 'company_reviewed', vars }));

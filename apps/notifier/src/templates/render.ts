@@ -96,6 +96,16 @@ export const templates: { readonly [T in EmailTemplateName]: TemplateRenderer<T>
     if (vars.reason?.trim()) blocks.push({ kind: 'paragraph', text: 'Reason:' }, { kind: 'quote', text: vars.reason });
     return layout(`${vars.companyName} was not approved on Pasar`, blocks);
   },
+
+  webhook_endpoint_disabled: (vars) =>
+    layout(`A webhook endpoint of ${vars.storeName} was disabled`, [
+      { kind: 'paragraph', text: `We stopped sending events of ${vars.storeName} to this webhook endpoint:` },
+      { kind: 'details', rows: [['Endpoint', vars.url], ['Reason', vars.reason]] },
+      {
+        kind: 'paragraph',
+        text: 'Fix the receiver, then enable the endpoint again under Webhooks. Events that failed can be sent again with a replay.',
+      },
+    ]),
 };
 
 /** Subject, text and HTML of one e-mail. Pure: no I/O, no clock. */
@@ -113,6 +123,8 @@ export function renderEmail(message: EmailMessage): RenderedEmail {
       return templates.vendor_application_rejected(message.vars);
     case 'company_reviewed':
       return templates.company_reviewed(message.vars);
+    case 'webhook_endpoint_disabled':
+      return templates.webhook_endpoint_disabled(message.vars);
     default: {
       const unknown: never = message;
       throw new Error(`unknown e-mail template in ${JSON.stringify(unknown)}`);
