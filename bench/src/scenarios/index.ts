@@ -4,10 +4,11 @@ import { eventLag } from './event-lag';
 import { gatewayVsDirect } from './gateway-vs-direct';
 import { machine } from './machine';
 import { settlementImport } from './settlement-import';
+import { settlementReconciliation } from './settlement-reconciliation';
 import { signInLatency } from './sign-in-latency';
 
 /**
  * Every scenario, in run order. A new one (checkout submit contention, event lag, settlement
  * import) is a module in this folder exporting a Scenario, added here.
  */
-export const SCENARIOS: readonly Scenario[] = [machine, gatewayVsDirect, signInLatency, checkoutSubmit, eventLag, settlementImport];
+export const SCENARIOS: readonly Scenario[] = [machine, gatewayVsDirect, signInLatency, checkoutSubmit, eventLag, settlementImport, settlementReconciliation];

@@ -18,3 +18,4 @@ export * from './http/account-features';
 export * from './b2b';
 export * from './http/b2b';
 export * from './http/admin';
+export * from './http/reconciliation';
