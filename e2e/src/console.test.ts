@@ -104,7 +104,10 @@ describe('the operator console in chromium', () => {
           expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([0, 0, '']);
 
           await row.getByRole('button', { name: `Approve ${application.storeName}` }).click();
-          await row.waitFor({ state: 'detached', timeout: 60_000 });
+          // the approval saga (account, store, credentials e-mail) may take a while on a busy machine; an error it answers shows in the row
+          await row.waitFor({ state: 'detached', timeout: 120_000 }).catch(async (err: unknown) => {
+            throw new Error(`the application row stayed: ${await row.textContent().catch(() => '(gone)')}`, { cause: err });
+          });
           await waitFor(() => e2e.smtp.messages.some((m) => m.to.includes(application.email) && /Temporary password/.test(m.raw.replace(/=\r?\n/g, ''))), 60_000);
 
           await page.getByRole('link', { name: 'Failed work' }).click();
