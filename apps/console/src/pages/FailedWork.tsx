@@ -52,11 +52,12 @@ function Bookings({ status }: { status: 'pending_retry' | 'failed' }) {
 
 function DeadLetters() {
   const [service, setService] = useState<ServiceName>('checkout');
+  const [reason, setReason] = useState('');
   const letters = useLoad(() => listDeadLetters(service), [service]);
   const { busy, error, run } = useAction();
   return (
     <Section
-      title="Parked messages"
+      title="Parked messages and dead letters"
       actions={
         <label>
           Service
@@ -68,6 +69,10 @@ function DeadLetters() {
         </label>
       }
     >
+      <label>
+        Reason to discard
+        <input value={reason} onChange={(e) => setReason(e.target.value)} />
+      </label>
       {letters.loading && !letters.data ? <Loading what="parked messages" /> : null}
       <ErrorBox error={letters.error ?? error} />
       {letters.data?.length === 0 ? <p className="muted">No parked messages.</p> : null}
@@ -75,8 +80,8 @@ function DeadLetters() {
         <table>
           <thead>
             <tr>
-              <th>Consumer</th>
-              <th>Subject</th>
+              <th>Kind</th>
+              <th>Type / consumer</th>
               <th>Error</th>
               <th>Deliveries</th>
               <th>Parked</th>
@@ -85,17 +90,21 @@ function DeadLetters() {
           </thead>
           <tbody>
             {letters.data.map((m) => (
-              <tr key={m.id}>
-                <td>{m.consumer}</td>
-                <td className="mono">{m.subject}</td>
+              <tr key={`${m.kind}-${m.id}`}>
+                <td>{m.kind}</td>
+                <td className="mono">
+                  {m.type}
+                  <br />
+                  {m.consumer ?? ''}
+                </td>
                 <td>{m.error}</td>
-                <td>{m.deliveries}</td>
+                <td>{m.deliveries ?? '—'}</td>
                 <td>{when(m.parkedAt)}</td>
                 <td>
-                  <button type="button" disabled={busy} onClick={() => void run(() => replayDeadLetter(service, m.id), letters.reload)}>
+                  <button type="button" disabled={busy} onClick={() => void run(() => replayDeadLetter(service, m), letters.reload)}>
                     Replay
                   </button>{' '}
-                  <button type="button" disabled={busy} onClick={() => void run(() => discardDeadLetter(service, m.id), letters.reload)}>
+                  <button type="button" disabled={busy || reason.trim().length < 3} onClick={() => void run(() => discardDeadLetter(service, m, reason), letters.reload)}>
                     Discard
                   </button>
                 </td>
