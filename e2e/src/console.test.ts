@@ -101,7 +101,7 @@ describe('the operator console in chromium', () => {
           await row.waitFor();
           await shot(page, 'queues');
           // no token in browser storage: the session is the HttpOnly cookie
-          expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([0, 0, '']);
+          expect(await page.evaluate('[localStorage.length, sessionStorage.length, document.cookie]')).toEqual([0, 0, '']);
 
           await row.getByRole('button', { name: `Approve ${application.storeName}` }).click();
           // the approval saga (account, store, credentials e-mail) may take a while on a busy machine; an error it answers shows in the row
