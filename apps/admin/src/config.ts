@@ -1,5 +1,6 @@
 import { parseDuration, serviceConfigSchema } from '@pasar/service-kit';
 import { z } from 'zod';
+import { parseDivisors } from './reconciliation/rules';
 
 /** Development and tests only: production must set its own LABEL_SIGNING_KEY (DESIGN §7). */
 export const DEV_LABEL_SIGNING_KEY = 'pasar-dev-label-signing-key-change-me';
@@ -51,6 +52,34 @@ export const adminConfigSchema = serviceConfigSchema(
     STORAGE_DIR: z.string().min(1).default('.data/storage'),
     /** HMAC key of signed label URLs. */
     LABEL_SIGNING_KEY: z.string().min(16, 'LABEL_SIGNING_KEY must be at least 16 characters'),
+    /** Volumetric divisor per carrier (cm³ per kg) for the volumetric weight kept at booking. */
+    VOLUMETRIC_DIVISORS: z
+      .string()
+      .default('carrier_a=6000,carrier_b=5000')
+      .transform((value, ctx) => {
+        const divisors = parseDivisors(value);
+        if (!divisors) {
+          ctx.addIssue({ code: 'custom', message: 'carrier_a=<cm³ per kg>,carrier_b=<cm³ per kg>, e.g. carrier_a=6000,carrier_b=5000' });
+          return z.NEVER;
+        }
+        return divisors;
+      }),
+    /** Reconciliation tolerances: weight_over beyond max(kg, %), cost_over beyond max(amount, %), unbilled after a duration. */
+    RECON_WEIGHT_TOLERANCE_KG: z.coerce.number().min(0).max(1000).default(0.1),
+    RECON_WEIGHT_TOLERANCE_PERCENT: z.coerce.number().min(0).max(1000).default(5),
+    RECON_COST_TOLERANCE: z.coerce.number().min(0).max(1_000_000).default(0.5),
+    RECON_COST_TOLERANCE_PERCENT: z.coerce.number().min(0).max(1000).default(2),
+    RECON_UNBILLED_AFTER: z
+      .string()
+      .default('45d')
+      .transform((value, ctx) => {
+        const ms = parseDuration(value.trim());
+        if (ms === null || ms <= 0) {
+          ctx.addIssue({ code: 'custom', message: 'a duration such as 45d (units ms, s, m, h, d)' });
+          return z.NEVER;
+        }
+        return ms;
+      }),
     /** Public base of the API for absolute label URLs (e.g. https://api.example/api/v1); empty: root-relative `/api/v1/...`. */
     PUBLIC_API_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
   },

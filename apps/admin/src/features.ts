@@ -1,8 +1,9 @@
 import { carrierBookingsFeature } from './carrier-bookings/feature';
 import type { AdminFeature } from './feature';
+import { reconciliationFeature } from './reconciliation/feature';
 import { settlementsFeature } from './settlements/feature';
 import { trackingFeature } from './tracking/feature';
 import { vendorApplicationsFeature } from './vendor-applications/feature';
 
-/** admin's features (DESIGN §1): vendor applications, carrier bookings and labels, the tracking index, settlements. */
-export const features: AdminFeature[] = [vendorApplicationsFeature, carrierBookingsFeature, trackingFeature, settlementsFeature];
+/** admin's features (DESIGN §1): vendor applications, carrier bookings and labels, the tracking index, settlements and their reconciliation. */
+export const features: AdminFeature[] = [vendorApplicationsFeature, carrierBookingsFeature, trackingFeature, settlementsFeature, reconciliationFeature];

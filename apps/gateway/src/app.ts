@@ -28,6 +28,7 @@ import { rawProxyPath } from './proxy/raw-path';
 import { ROUTE_TABLE } from './proxy/route-table';
 import { compileRouteTable } from './proxy/rules';
 import { seedAdmin } from './users/admin-seed';
+import { consoleStatic } from './console/static';
 
 export const SERVICE_NAME = 'gateway';
 const SESSION_SWEEP_MS = 60 * 60 * 1000;
@@ -145,7 +146,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
         log,
       }),
       trustProxy: config.TRUST_PROXY,
-      appMiddleware: [securityHeaders(), corsFor(config.CORS_ORIGINS), docsShortcut()],
+      appMiddleware: [securityHeaders(), corsFor(config.CORS_ORIGINS), docsShortcut(), consoleStatic(config.CONSOLE_DIR)],
       authenticate: authenticateSession(depsOf(ctx)),
       beforeBody: (router) => {
         router.use(abuseLimits(config, limitCounts, log));

@@ -10,6 +10,7 @@ export function parseUpstreamList(text: string): string[] {
     .map((part) => new URL(part).toString().replace(/\/$/, ''));
   return [...new Set(urls)];
 }
+import { DEFAULT_CONSOLE_DIR } from './console/static';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 /** One instance URL, or several comma-separated (N instances of the service, README "Running N instances"). */
@@ -103,6 +104,9 @@ export const gatewayConfigSchema = z.preprocess(withRateLimitDefaults, serviceCo
   UPSTREAM_HEALTH_INTERVAL_MS: z.coerce.number().int().min(0).default(2_000),
   /** An instance marked down (refused or timed out) gets one trial request after this long when no probe brought it back. */
   UPSTREAM_RETRY_DOWN_AFTER_MS: positiveInt(5_000),
+
+  /** The operator console's built bundle (apps/console/dist), served at /console/. */
+  CONSOLE_DIR: z.string().min(1).default(DEFAULT_CONSOLE_DIR),
 
   /** Comma-separated browser origins allowed to call with credentials. */
   CORS_ORIGINS: z

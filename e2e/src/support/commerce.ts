@@ -34,7 +34,7 @@ export interface E2eStore {
  * A vendor with a store, one live product and one active flat carrier_a method (the launcher's
  * `openStore`), and the vendor signed in on an e2e client of its own.
  */
-export async function openStore(e2e: E2eStack, testBus: TestBus, product: { basePrice: string; stock: number }, flatRate: number): Promise<E2eStore> {
+export async function openStore(e2e: E2eStack, testBus: TestBus, product: { basePrice: string; stock: number; weightKg?: string }, flatRate: number): Promise<E2eStore> {
   const owner = newCustomer('vendor');
   const suffix = randomUUID().slice(0, 8);
   const opened = await openStoreWithSeed(testBus.bus, e2e.stack.gatewayUrl, {

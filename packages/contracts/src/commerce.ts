@@ -316,9 +316,19 @@ export const vendorBookingContext = defineRpc(
     shipment: z.object({ id: z.uuid(), orderId: z.uuid(), storeId: z.uuid(), status: subOrderStatusSchema, shippingMethodId: z.uuid().nullable() }),
     provider: carrierSchema.nullable(),
     recipient: postalAddress,
-    items: z.array(z.object({ productName: z.string(), quantity: z.number().int(), weightKg: z.string().nullable() })),
+    items: z.array(
+      z.object({
+        productName: z.string(),
+        quantity: z.number().int(),
+        weightKg: z.string().nullable(),
+        /** Parcel dimensions where known (volumetric weight); absent or null: unknown. */
+        dimensionsCm: z.object({ lengthCm: z.string(), widthCm: z.string(), heightCm: z.string() }).nullable().optional(),
+      }),
+    ),
     pickupAddress: z
       .object({ id: z.uuid(), label: z.string(), addressLine1: z.string(), postcode: z.string(), state: z.string() })
       .nullable(),
+    /** The shipping cost quoted for this shipment (its shipping fee at checkout); absent or null: unknown. */
+    quote: z.object({ amount: z.string(), currency: z.string() }).nullable().optional(),
   }),
 );

@@ -24,3 +24,4 @@ export * from './http/admin';
 export * from './http/dead-letters';
 export * from './bus-permissions';
 export * from './live';
+export * from './http/reconciliation';

@@ -39,6 +39,7 @@ import { customerOrderList, familySubmitBody, loyaltyBalance, loyaltyResponse, o
 import {
   bookingResult,
   carrierBookingRecord,
+  carrierBookingsQuery,
   labelQuery,
   labelUrlResponse,
   rejectVendorApplicationBody,
@@ -50,6 +51,7 @@ import {
   vendorApplicationBody,
   vendorApplicationsQuery,
 } from './http/admin';
+import { disputeBody, reconciliationHistory, reconciliationPage, reconciliationQuery, resolveBody, trackingIdParam } from './http/reconciliation';
 import { addFamilyCartItemBody, createFamilyBody, family, familyAddressBody, familyCart, familyCartItem, familyMember, inviteFamilyMemberBody } from './http/family';
 import {
   adminCompaniesQuery,
@@ -100,6 +102,8 @@ export interface ApiRoute {
   success: { status: 200 | 201 | 202 | 204; body: z.ZodType | null };
   /** Problem answers of this endpoint beyond the ones its access and params imply (e.g. 409 duplicate). */
   problems?: { status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 502 | 503 | 504; description: string }[];
+  /** The success answer is also served as text/csv (Accept: text/csv or ?format=csv). */
+  csv?: boolean;
 }
 
 export const apiRoutes: ApiRoute[] = [
@@ -227,11 +231,16 @@ export const apiRoutes: ApiRoute[] = [
   { method: 'post', path: '/admin/vendor-applications/{id}/approve', summary: 'pending → approved: creates the vendor account (16-character password) and the store (TIN, MSIC, SST, bank data, consent), then e-mails the credentials; a retry after a failure half-way completes without a second account or store', tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 200, body: vendorApplication }, problems: [{ status: 409, description: 'not_pending; approval_in_progress: another approval of it is running; email_taken: the e-mail belongs to a non-vendor account; store_refused: the vendor service refused the store' }, { status: 500, description: 'credentials_email_failed: approved, but the credentials e-mail was not delivered; use resend-credentials' }, { status: 503, description: 'dependency_unavailable: identity or vendor did not answer; approve again' }] },
   { method: 'post', path: '/admin/vendor-applications/{id}/resend-credentials', summary: 'Approved applications: a new 16-character password is set and e-mailed', tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 204, body: null }, problems: [{ status: 409, description: 'not_approved' }, { status: 500, description: 'credentials_email_failed: the password was reset, but the e-mail was not delivered' }] },
   { method: 'post', path: '/admin/shipments/{id}/book', summary: 'Books the shipment (paid or processing) with its carrier; a 5xx or timeout is retried on the durable schedule (5m, 15m, 1h, 6h, 24h), a 4xx fails at once; a booked or retrying shipment answers its booking', tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 200, body: bookingResult }, problems: [{ status: 409, description: 'not_bookable; no_carrier: the shipping method has no carrier; no_pickup_address' }, { status: 503, description: 'dependency_unavailable: vendor did not answer' }] },
+  { method: 'get', path: '/admin/shipments/bookings', summary: 'Bookings of one status (pending_retry or failed: the failed work to look at), least recently changed first', tag: 'Admin', access: 'admin', query: carrierBookingsQuery, success: { status: 200, body: z.array(carrierBookingRecord) } },
   { method: 'get', path: '/admin/shipments/{id}/booking', summary: 'Where the booking stands: status, attempts, nextAttemptAt, lastError, trackingNumber', tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 200, body: carrierBookingRecord } },
   { method: 'get', path: '/admin/shipments/{id}/label-url', summary: "Ensures the label is stored (carrier_b's is fetched now), then answers a signed URL valid for 1 hour", tag: 'Admin', access: 'admin', params: uuidParam, success: { status: 200, body: labelUrlResponse }, problems: [{ status: 409, description: 'not_booked' }, { status: 502, description: 'label_unavailable: the carrier did not hand out the label' }] },
   { method: 'get', path: '/shipment-labels/{id}', summary: 'The label PDF (application/pdf) behind a signed label URL; no session needed', tag: 'Admin', access: 'public', params: uuidParam, query: labelQuery, success: { status: 200, body: null }, problems: [{ status: 403, description: 'label_url_invalid (tampered), label_url_expired' }] },
   { method: 'post', path: '/admin/shipping/settlements/import', summary: "Imports a carrier's settlement CSV (header exact per carrier; bodies up to 21 MiB): every valid row is inserted or a duplicate of (carrier, tracking id, date); unmatched tracking ids are listed", tag: 'Admin', access: 'admin', body: settlementImportBody, success: { status: 200, body: settlementImportResult }, problems: [{ status: 400, description: 'validation_failed; wrong_header' }, { status: 413, description: 'payload_too_large: over 21 MiB' }] },
-  { method: 'get', path: '/admin/shipping/settlements', summary: 'Carrier settlement records, newest first (limit 1..1000, default 100)', tag: 'Admin', access: 'admin', query: settlementsQuery, success: { status: 200, body: z.array(settlementRecord) } },  // every service's dead letters (operators)
+  { method: 'get', path: '/admin/shipping/settlements', summary: 'Carrier settlement records, newest first (limit 1..1000, default 100)', tag: 'Admin', access: 'admin', query: settlementsQuery, success: { status: 200, body: z.array(settlementRecord) } },
+  { method: 'get', path: '/admin/shipping/reconciliation', summary: 'Carrier settlement reconciliation: per parcel what the booking expected against what was billed, flags (weight_over, cost_over, duplicate_bill, unknown_parcel, billed_cancelled, unbilled), totals over every selected line; by tracking id after cursor; text/csv with Accept: text/csv or format=csv', tag: 'Admin', access: 'admin', query: reconciliationQuery, success: { status: 200, body: reconciliationPage }, csv: true },
+  { method: 'post', path: '/admin/shipping/reconciliation/{trackingId}/dispute', summary: 'Dispute a reconciliation line with a note (kept with who and when)', tag: 'Admin', access: 'admin', params: trackingIdParam, body: disputeBody, success: { status: 200, body: reconciliationHistory }, problems: [{ status: 404, description: 'not_found: no bill or shipment has this tracking id' }, { status: 409, description: 'already_resolved' }] },
+  { method: 'post', path: '/admin/shipping/reconciliation/{trackingId}/resolve', summary: 'Resolve a reconciliation line: outcome credited, accepted or written_off, with a note; final', tag: 'Admin', access: 'admin', params: trackingIdParam, body: resolveBody, success: { status: 200, body: reconciliationHistory }, problems: [{ status: 404, description: 'not_found: no bill or shipment has this tracking id' }, { status: 409, description: 'already_resolved' }] },
+  // every service's dead letters (operators)
   ...deadLetterApiRoutes,
 ];
 
@@ -243,7 +252,7 @@ const problemResponse = (description: string) => ({
 function operation(route: ApiRoute): ZodOpenApiOperationObject {
   const responses: ZodOpenApiOperationObject['responses'] = {
     [String(route.success.status)]: route.success.body
-      ? { description: 'OK', content: { 'application/json': { schema: route.success.body } } }
+      ? { description: 'OK', content: { 'application/json': { schema: route.success.body }, ...(route.csv ? { 'text/csv': { schema: z.string() } } : {}) } }
       : { description: 'No content' },
     '400': problemResponse('Invalid input or a broken business rule'),
   };

@@ -59,6 +59,7 @@ function banner(stack: Stack, settings: LauncherSettings, demoLogins: string[], 
     bold('Pasar is running'),
     `  ${'gateway'.padEnd(10)} ${stack.gatewayUrl}   (API under /api/v1)`,
     `  ${'API docs'.padEnd(10)} ${stack.gatewayUrl}/api/v1/docs   (OpenAPI: /api/v1/openapi.json)`,
+    `  ${'console'.padEnd(10)} ${stack.gatewayUrl}/console/   (operator console: sign in as the administrator)`,
     ...SERVICE_NAMES.filter((n) => n !== 'gateway').map(
       (name) => `  ${name.padEnd(10)} ${stack.instances[name].map((i) => i.url).join(', ')}   schema ${stack.services[name].schema}`,
     ),

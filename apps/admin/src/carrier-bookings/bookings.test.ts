@@ -242,6 +242,15 @@ describe('POST /admin/shipments/{id}/book', () => {
     expect(await bookingOf(id)).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
     expect(await t.admin.prisma.carrierBooking.count({ where: { shipmentId: id, status: 'pending_retry' } })).toBe(0);
     expect(requestsFor(id)).toHaveLength(1);
+
+    // the console's failed work lists it, administrators only
+    const failed = (await http().get(`${BASE}/bookings?status=failed&limit=500`).set(asAdmin()).expect(200)).body as { shipmentId: string; status: string }[];
+    expect(failed.find((b) => b.shipmentId === id)).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(failed.every((b) => b.status === 'failed')).toBe(true);
+    const booked = (await http().get(`${BASE}/bookings?status=success&limit=500`).set(asAdmin()).expect(200)).body as { shipmentId: string }[];
+    expect(booked.some((b) => b.shipmentId === id)).toBe(false);
+    await http().get(`${BASE}/bookings?status=lost`).set(asAdmin()).expect(400);
+    await http().get(`${BASE}/bookings?status=failed`).set(asCustomer()).expect(403);
   });
 
   test('a carrier that does not answer in time: pending_retry with the timeout as the error', async () => {

@@ -5,6 +5,7 @@ import { EVENT_SOURCE, now, type AdminDeps } from '../deps';
 import type { CarrierBooking, Prisma } from '../generated/prisma/client';
 import { labelKeyOf, signedLabelUrl } from '../labels/rules';
 import { carrierRequestSchema, type CarrierOutcome, type CarrierRequest } from './carriers';
+import { declaredGrams, kgOf, volumetricGrams } from '../reconciliation/rules';
 import { bookable, leaseMs, nextStateAfter, startsNewAttempt } from './rules';
 
 type Deps = Pick<AdminDeps, 'prisma' | 'bus' | 'config' | 'log' | 'carriers' | 'storage' | 'clock'>;
@@ -39,9 +40,15 @@ export async function bookShipment(deps: Deps, shipmentId: string): Promise<{ ok
     reference: shipmentId,
     pickup: { label: context.pickupAddress.label, addressLine1: context.pickupAddress.addressLine1, postcode: context.pickupAddress.postcode, state: context.pickupAddress.state },
     recipient: context.recipient,
-    parcels: context.items.map((item) => ({ description: item.productName, quantity: item.quantity, weightKg: item.weightKg })),
+    parcels: context.items.map((item) => ({ description: item.productName, quantity: item.quantity, weightKg: item.weightKg, dimensionsCm: item.dimensionsCm ?? null })),
   };
-  const claimed = await claimNewAttempt(deps, { shipmentId, orderId: context.shipment.orderId, carrier: context.provider, request });
+  const claimed = await claimNewAttempt(deps, {
+    shipmentId,
+    orderId: context.shipment.orderId,
+    carrier: context.provider,
+    request,
+    expected: expectationOf(deps.config.VOLUMETRIC_DIVISORS[context.provider], context),
+  });
   if (!claimed) {
     const current = await deps.prisma.carrierBooking.findUniqueOrThrow({ where: { shipmentId } });
     return { ok: true, result: bookingResultOf(deps, current) };
@@ -51,6 +58,27 @@ export async function bookShipment(deps: Deps, shipmentId: string): Promise<{ ok
   return { ok: true, result: bookingResultOf(deps, recorded) };
 }
 
+/** What a booking expects the carrier to bill (reconciliation): weights as kg strings, the quote. */
+interface Expectation {
+  storeId: string;
+  declaredKg: string | null;
+  volumetricKg: string | null;
+  quotedCost: string | null;
+  quotedCurrency: string | null;
+}
+
+function expectationOf(divisor: number, context: RpcResponse<typeof vendorBookingContext>): Expectation {
+  const declared = declaredGrams(context.items);
+  const volumetric = volumetricGrams(context.items, divisor);
+  return {
+    storeId: context.shipment.storeId,
+    declaredKg: declared === null ? null : kgOf(declared),
+    volumetricKg: volumetric === null ? null : kgOf(volumetric),
+    quotedCost: context.quote?.amount ?? null,
+    quotedCurrency: context.quote?.currency ?? null,
+  };
+}
+
 /**
  * Inserts the booking as attempt 1, or restarts a failed one, leased to this call. The row is due
  * at once (next_attempt_at = now) but leased, so if this process dies mid-call the retry worker
@@ -58,17 +86,22 @@ export async function bookShipment(deps: Deps, shipmentId: string): Promise<{ ok
  */
 async function claimNewAttempt(
   deps: Deps,
-  booking: { shipmentId: string; orderId: string; carrier: CarrierBooking['carrier']; request: CarrierRequest },
+  booking: { shipmentId: string; orderId: string; carrier: CarrierBooking['carrier']; request: CarrierRequest; expected: Expectation },
 ): Promise<CarrierBooking | null> {
   const at = now(deps);
   const leaseEnd = new Date(at.getTime() + leaseMs(deps.config.CARRIER_TIMEOUT_MS));
   const request = JSON.stringify(booking.request);
+  const { storeId, declaredKg, volumetricKg, quotedCost, quotedCurrency } = booking.expected;
   const rows = await deps.prisma.$queryRaw<{ shipment_id: string }[]>`
-    INSERT INTO carrier_booking (shipment_id, order_id, carrier, status, attempts, next_attempt_at, claimed_until, request, updated_at)
-    VALUES (${booking.shipmentId}::uuid, ${booking.orderId}::uuid, ${booking.carrier}::carrier, 'pending_retry', 1, ${at}, ${leaseEnd}, ${request}::jsonb, ${at})
+    INSERT INTO carrier_booking (shipment_id, order_id, carrier, status, attempts, next_attempt_at, claimed_until, request, updated_at,
+                                 store_id, declared_kg, volumetric_kg, quoted_cost, quoted_currency)
+    VALUES (${booking.shipmentId}::uuid, ${booking.orderId}::uuid, ${booking.carrier}::carrier, 'pending_retry', 1, ${at}, ${leaseEnd}, ${request}::jsonb, ${at},
+            ${storeId}::uuid, ${declaredKg}::numeric, ${volumetricKg}::numeric, ${quotedCost}::numeric, ${quotedCurrency})
     ON CONFLICT (shipment_id) DO UPDATE
       SET carrier = EXCLUDED.carrier, status = 'pending_retry', attempts = 1, next_attempt_at = EXCLUDED.next_attempt_at,
-          claimed_until = EXCLUDED.claimed_until, request = EXCLUDED.request, last_error = NULL, updated_at = EXCLUDED.updated_at
+          claimed_until = EXCLUDED.claimed_until, request = EXCLUDED.request, last_error = NULL, updated_at = EXCLUDED.updated_at,
+          store_id = EXCLUDED.store_id, declared_kg = EXCLUDED.declared_kg, volumetric_kg = EXCLUDED.volumetric_kg,
+          quoted_cost = EXCLUDED.quoted_cost, quoted_currency = EXCLUDED.quoted_currency
       WHERE carrier_booking.status = 'failed'
     RETURNING shipment_id`;
   if (rows.length === 0) return null;
@@ -142,6 +175,11 @@ export function labelUrlOf(deps: Pick<Deps, 'config' | 'clock'>, shipmentId: str
 
 export function findBooking({ prisma }: Pick<Deps, 'prisma'>, shipmentId: string): Promise<CarrierBooking | null> {
   return prisma.carrierBooking.findUnique({ where: { shipmentId } });
+}
+
+/** GET /admin/shipments/bookings: bookings of one status, least recently changed first. */
+export function listBookings({ prisma }: Pick<Deps, 'prisma'>, status: CarrierBooking['status'], limit: number): Promise<CarrierBooking[]> {
+  return prisma.carrierBooking.findMany({ where: { status }, orderBy: [{ updatedAt: 'asc' }, { shipmentId: 'asc' }], take: limit });
 }
 
 /** GET /admin/shipments/{id}/booking: where a booking stands. */

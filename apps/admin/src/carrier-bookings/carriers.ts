@@ -13,7 +13,14 @@ export const carrierRequestSchema = z.object({
   reference: z.uuid(),
   pickup: z.object({ label: z.string(), addressLine1: z.string(), postcode: z.string(), state: z.string() }),
   recipient: postalAddress,
-  parcels: z.array(z.object({ description: z.string(), quantity: z.number().int(), weightKg: z.string().nullable() })),
+  parcels: z.array(
+    z.object({
+      description: z.string(),
+      quantity: z.number().int(),
+      weightKg: z.string().nullable(),
+      dimensionsCm: z.object({ lengthCm: z.string(), widthCm: z.string(), heightCm: z.string() }).nullable().optional(),
+    }),
+  ),
 });
 export type CarrierRequest = z.infer<typeof carrierRequestSchema>;
 

@@ -1,10 +1,10 @@
-import { labelQuery, uuidParam } from '@pasar/contracts';
+import { carrierBookingsQuery, labelQuery, uuidParam } from '@pasar/contracts';
 import { parse, refusalProblems, requireRole } from '@pasar/service-kit';
 import type { Router } from 'express';
 import type { AdminDeps } from '../deps';
 import { labelUrl, signedLabel } from '../labels/labels';
 import { LABEL_PATH } from '../labels/rules';
-import { bookShipment, findBooking, toBookingRecord } from './bookings';
+import { bookShipment, findBooking, listBookings, toBookingRecord } from './bookings';
 
 const BASE = '/admin/shipments';
 
@@ -21,8 +21,14 @@ const STATUS_OF: Record<string, number> = {
 
 const problemOf = refusalProblems(STATUS_OF);
 
-/** POST /admin/shipments/{id}/book, GET .../booking, GET .../label-url, and the signed label URL itself. */
+/** GET /admin/shipments/bookings, POST /admin/shipments/{id}/book, GET .../booking, GET .../label-url, and the signed label URL itself. */
 export function carrierBookingRoutes(router: Router, deps: AdminDeps): void {
+  router.get(`${BASE}/bookings`, async (req, res) => {
+    requireRole(req, 'admin');
+    const { status, limit } = parse(carrierBookingsQuery, req.query);
+    res.json((await listBookings(deps, status, limit)).map(toBookingRecord));
+  });
+
   router.post(`${BASE}/:id/book`, async (req, res) => {
     requireRole(req, 'admin');
     const outcome = await bookShipment(deps, parse(uuidParam, req.params).id);

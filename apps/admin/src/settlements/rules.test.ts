@@ -17,11 +17,11 @@ describe('parseSettlementRow', () => {
   test('a good row: trimmed tracking id, ISO date, cost with two decimals', () => {
     expect(parseSettlementRow('carrier_a', [' CA123 ', '2026-11-01', '1.25', '12.5'], 2)).toEqual({
       ok: true,
-      row: { trackingId: 'CA123', billedOn: '2026-11-01', actualCost: '12.50' },
+      row: { trackingId: 'CA123', billedOn: '2026-11-01', actualCost: '12.50', billedKg: '1.250' },
     });
     expect(parseSettlementRow('carrier_b', ['CB-9', '01/11/2026', '3', '7'], 9)).toEqual({
       ok: true,
-      row: { trackingId: 'CB-9', billedOn: '2026-11-01', actualCost: '7.00' },
+      row: { trackingId: 'CB-9', billedOn: '2026-11-01', actualCost: '7.00', billedKg: '3.000' },
     });
   });
 

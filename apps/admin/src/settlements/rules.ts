@@ -8,11 +8,12 @@ export const SETTLEMENT_HEADERS: Record<CarrierName, readonly string[]> = {
   carrier_b: ['Tracking Number', 'Invoice Date', 'Chargeable Weight', 'Total Charge'],
 };
 
-/** One valid bill line: tracking id, billing date (YYYY-MM-DD), cost with two decimals. */
+/** One valid bill line: tracking id, billing date (YYYY-MM-DD), cost with two decimals, billed weight with three. */
 export interface SettlementRow {
   trackingId: string;
   billedOn: string;
   actualCost: string;
+  billedKg: string;
 }
 
 export type RowResult = { ok: true; row: SettlementRow } | { ok: false; error: string };
@@ -42,7 +43,7 @@ export function parseSettlementRow(carrier: CarrierName, fields: string[], line:
   if (!billedOn) return fail(`${header[1]} "${date.slice(0, 40)}" is not a date (${carrier === 'carrier_a' ? 'YYYY-MM-DD' : 'DD/MM/YYYY'})`);
   if (!WEIGHT.test(weight)) return fail(`${header[2]} "${weight.slice(0, 40)}" is not a weight`);
   if (!AMOUNT.test(amount)) return fail(`${header[3]} "${amount.slice(0, 40)}" is not an amount`);
-  return { ok: true, row: { trackingId, billedOn, actualCost: Number(amount).toFixed(2) } };
+  return { ok: true, row: { trackingId, billedOn, actualCost: Number(amount).toFixed(2), billedKg: Number(weight).toFixed(3) } };
 }
 
 export type ParsedSettlementCsv =

@@ -173,7 +173,7 @@ describe('POST /admin/shipping/settlements/import', () => {
       .type('application/json')
       .send(JSON.stringify({ note: 'x'.repeat(2 * 1024 * 1024) }))
       .expect(413);
-  });
+  }, 180_000); // 60,000 rows, then a 22 MiB body: room on a busy machine
 
   test('administrators only', async () => {
     await http().post(IMPORT).set(asCustomer()).send({ carrier: 'carrier_a', csvText: HEADER_A }).expect(403);

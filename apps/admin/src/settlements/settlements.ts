@@ -52,7 +52,7 @@ export async function importSettlements(
 }
 
 /**
- * The batch goes in as three newline-joined text parameters split in SQL (tracking ids, dates and
+ * The batch goes in as newline-joined text parameters split in SQL (tracking ids, dates and
  * amounts never contain a newline: the rules checked them): a third of the time of array parameters
  * through Prisma's raw queries.
  */
@@ -61,13 +61,14 @@ const column = (batch: SettlementRow[], field: keyof SettlementRow): string => b
 async function insertBatch(deps: Deps, carrier: string, importedBy: string, importedAt: Date, batch: SettlementRow[]): Promise<number> {
   const rows = await deps.prisma.$queryRaw<{ inserted: number }[]>`
     WITH inserted AS (
-      INSERT INTO settlement_record (carrier, tracking_id, actual_cost, billed_on, imported_at, imported_by, adjustment_order_id)
-      SELECT ${carrier}::carrier, t.tracking_id, t.actual_cost, t.billed_on, ${importedAt}::timestamptz, ${importedBy}::uuid, ti.order_id
+      INSERT INTO settlement_record (carrier, tracking_id, actual_cost, billed_on, billed_kg, imported_at, imported_by, adjustment_order_id)
+      SELECT ${carrier}::carrier, t.tracking_id, t.actual_cost, t.billed_on, t.billed_kg, ${importedAt}::timestamptz, ${importedBy}::uuid, ti.order_id
       FROM unnest(
           string_to_array(${column(batch, 'trackingId')}, E'\n'),
           string_to_array(${column(batch, 'actualCost')}, E'\n')::numeric[],
-          string_to_array(${column(batch, 'billedOn')}, E'\n')::date[]
-        ) WITH ORDINALITY AS t(tracking_id, actual_cost, billed_on, ord)
+          string_to_array(${column(batch, 'billedOn')}, E'\n')::date[],
+          string_to_array(${column(batch, 'billedKg')}, E'\n')::numeric[]
+        ) WITH ORDINALITY AS t(tracking_id, actual_cost, billed_on, billed_kg, ord)
       LEFT JOIN tracking_index ti ON ti.tracking_id = t.tracking_id
       ORDER BY t.ord
       ON CONFLICT (carrier, tracking_id, billed_on) DO NOTHING

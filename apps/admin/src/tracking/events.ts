@@ -5,7 +5,7 @@ import type { AdminContext } from '../feature';
 
 type ShipmentStatusChanged = EventData<typeof vendorShipmentStatusChanged>;
 
-/** vendor.shipment.status_changed → the tracking index (settlement matching). */
+/** vendor.shipment.status_changed → the tracking index (settlement matching) and each shipment's latest state (reconciliation). */
 export function trackingConsumers(ctx: AdminContext): RunningConsumer[] {
   return [
     consumeWithInbox(ctx.bus, {
@@ -15,6 +15,12 @@ export function trackingConsumers(ctx: AdminContext): RunningConsumer[] {
       // most status changes carry no tracking id (pending_payment, paid, cancelled): acked as they come
       ignore: (change) => typeof change.trackingId !== 'string' || change.trackingId.trim() === '',
       handler: (change, { tx }) => indexTracking(tx, change),
+    }),
+    consumeWithInbox(ctx.bus, {
+      name: 'shipment-state',
+      event: vendorShipmentStatusChanged,
+      db: ctx.prisma,
+      handler: (change, { tx }) => recordShipmentState(tx, change),
     }),
   ];
 }
@@ -28,4 +34,20 @@ export async function indexTracking(tx: Tx, change: ShipmentStatusChanged): Prom
   if (!trackingId) return;
   const row = { shipmentId: change.shipmentId, orderId: change.orderId, courier: change.courier, updatedAt: new Date(change.changedAt) };
   await tx.trackingIndex.upsert({ where: { trackingId }, create: { trackingId, ...row }, update: row });
+}
+
+/**
+ * Keeps each shipment's latest status and ship time (reconciliation: billed_cancelled, unbilled).
+ * Changes commute: the newest `changedAt` wins, whatever order they arrive in, so a late or
+ * repeated older change leaves the row as it is.
+ */
+export async function recordShipmentState(tx: Tx, change: ShipmentStatusChanged): Promise<void> {
+  const changedAt = new Date(change.changedAt);
+  const shippedAt = change.shippedAt ? new Date(change.shippedAt) : null;
+  await tx.$executeRaw`
+    INSERT INTO shipment_state (shipment_id, order_id, store_id, status, shipped_at, changed_at)
+    VALUES (${change.shipmentId}::uuid, ${change.orderId}::uuid, ${change.storeId}::uuid, ${change.status}, ${shippedAt}, ${changedAt})
+    ON CONFLICT (shipment_id) DO UPDATE
+      SET status = EXCLUDED.status, shipped_at = COALESCE(EXCLUDED.shipped_at, shipment_state.shipped_at), changed_at = EXCLUDED.changed_at
+      WHERE shipment_state.changed_at < EXCLUDED.changed_at`;
 }

@@ -39,7 +39,8 @@ export function corsHeadersFor(origins: string[]): (res: ServerResponse, origin:
 
 /**
  * helmet's headers everywhere. JSON answers get the strictest CSP (they load nothing); the API
- * reference page may run its own scripts and styles from the gateway.
+ * reference page may run its own scripts and styles from the gateway, the console (/console/) its
+ * own bundle's.
  */
 const strictHelmet = () =>
   helmet({
@@ -61,8 +62,29 @@ export function securityHeaders(): RequestHandler {
       },
     },
   });
+  // the operator console: its own scripts and styles only (no inline script, no CDN), API calls to itself
+  const consoleApp = helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        baseUri: ["'self'"],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+  });
   const docsPath = `${API_PREFIX}/docs`;
-  return (req, res, next) => (req.path === docsPath || req.path.startsWith(`${docsPath}/`) ? docs : strict)(req, res, next);
+  return (req, res, next) => {
+    if (req.path === docsPath || req.path.startsWith(`${docsPath}/`)) return docs(req, res, next);
+    if (req.path === '/console' || req.path.startsWith('/console/')) return consoleApp(req, res, next);
+    return strict(req, res, next);
+  };
 }
 
 /**

@@ -28,5 +28,6 @@ export async function bookingContext({ prisma }: Pick<VendorDeps, 'prisma'>, shi
     recipient: recipientOf(shipment),
     items: shipment.items.map((item) => ({ productName: item.productName, quantity: item.quantity, weightKg: item.weightKg?.toFixed(3) ?? null })),
     pickupAddress: pickup ? { id: pickup.id, label: pickup.label, addressLine1: pickup.addressLine1, postcode: pickup.postcode, state: pickup.state } : null,
+    quote: { amount: shipment.shippingFee.toFixed(2), currency: 'MYR' },
   };
 }

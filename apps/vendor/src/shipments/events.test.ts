@@ -320,6 +320,8 @@ describe('rpc.vendor.booking_context', () => {
         { productName: 'Songket', quantity: 1, weightKg: null },
       ],
       pickupAddress: { id: home.id, label: 'Home', addressLine1: '2 Jalan Baru', postcode: '50000', state: 'Kuala Lumpur' },
+      // the quote is the sub-order's shipping fee at checkout
+      quote: { amount: order.subOrders[0].shippingFee, currency: 'MYR' },
     });
   });
 

@@ -123,6 +123,12 @@ export const carrierBookingRecord = z
   .meta({ id: 'CarrierBooking' });
 export type CarrierBookingRecord = z.infer<typeof carrierBookingRecord>;
 
+/** GET /admin/shipments/bookings: bookings of one status (the console's failed work: pending_retry, failed), oldest change first. */
+export const carrierBookingsQuery = z.object({
+  status: carrierBookingStatusSchema,
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
 /** GET /admin/shipments/{id}/label-url (DESIGN §7). */
 export const labelUrlResponse = z
   .object({ url: z.string(), expiresAt: z.iso.datetime() })
