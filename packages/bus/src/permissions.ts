@@ -55,6 +55,18 @@ export function natsPermissionsOf(user: BusUser, namespace: string): NatsPermiss
       `$JS.ACK.${stream}.${durable}.>`,
     );
   }
+  for (const read of grants.reads) {
+    // ordered consumers: created under a generated name, read with pull requests, never acked
+    const stream = naming.stream(read);
+    publish.push(
+      `$JS.API.STREAM.INFO.${stream}`,
+      `$JS.API.CONSUMER.CREATE.${stream}.*`,
+      `$JS.API.CONSUMER.CREATE.${stream}.*.>`,
+      `$JS.API.CONSUMER.INFO.${stream}.*`,
+      `$JS.API.CONSUMER.DELETE.${stream}.*`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
+    );
+  }
   return {
     publish: { allow: [...new Set(publish)] },
     subscribe: { allow: [...new Set(subscribe)] },

@@ -22,7 +22,9 @@ describe('the bus permission table', () => {
       if (grant.rpc.subject.startsWith('rpc.notifier.')) expect(grant.answerer).toBe('notifier');
       expect(grant.callers).not.toContain(grant.answerer);
     }
-    expect(busGrantsOf('vendor').answers).toEqual(['rpc.vendor.create_store', 'rpc.vendor.booking_context']);
+    expect(busGrantsOf('vendor').answers).toEqual(['rpc.vendor.create_store', 'rpc.vendor.booking_context', 'rpc.vendor.store_of_owner']);
+    expect(busGrantsOf('gateway').reads).toEqual(['CHECKOUT', 'VENDOR']);
+    expect(busGrantsOf('vendor').reads).toEqual([]);
   });
 
   test('a service publishes only events of its own or notify requests, and reads only what it consumes', () => {

@@ -1,4 +1,4 @@
-import { b2bCompanyReviewed, b2bReleaseRequests, b2bReserveRequests, checkoutOrderDetails } from './b2b';
+import { b2bCompanyReviewed, b2bReleaseRequests, b2bReserveRequests, checkoutB2bReservationOrder, checkoutCancelB2bOrder, checkoutOrderDetails } from './b2b';
 import {
   adminShipmentBooked,
   checkoutOrderCreated,
@@ -15,6 +15,7 @@ import {
 } from './commerce';
 import { identityAccountSetupCompleted, identityUserUpserted, notifyEmailRequested } from './events';
 import { rpcSubjectOf, streamOf, type EventContract, type RpcContract, type StreamName } from './messaging';
+import { vendorStoreOfOwner } from './live';
 import { identityCreateUser, identityResetPassword, identityUsers, notifierSendEmail } from './rpc';
 
 /**
@@ -80,14 +81,19 @@ export const EVENT_GRANTS: readonly EventGrant[] = [
     publishers: ['gateway'],
     consumers: [consumer('checkout', 'profile-account-setup'), consumer('checkout', 'family-activation'), consumer('b2b', 'member-activation')],
   },
-  { event: notifyEmailRequested, publishers: ['gateway', 'checkout', 'b2b', 'admin'], consumers: [consumer('notifier', 'email-requested')] },
+  { event: notifyEmailRequested, publishers: ['gateway', 'checkout', 'b2b', 'vendor', 'admin'], consumers: [consumer('notifier', 'email-requested')] },
   { event: vendorStoreUpserted, publishers: ['vendor'], consumers: [consumer('checkout', 'store-replica')] },
   { event: vendorShippingMethodUpserted, publishers: ['vendor'], consumers: [consumer('checkout', 'shipping-method-replica')] },
   { event: vendorShippingMethodDeleted, publishers: ['vendor'], consumers: [consumer('checkout', 'shipping-method-removal')] },
   {
     event: vendorShipmentStatusChanged,
     publishers: ['vendor'],
-    consumers: [consumer('admin', 'tracking-index'), consumer('checkout', 'shipment-status-mirror')],
+    consumers: [
+      consumer('admin', 'tracking-index'),
+      consumer('admin', 'shipment-state'),
+      consumer('admin', 'carrier-booking-cancellations'),
+      consumer('checkout', 'shipment-status-mirror'),
+    ],
   },
   {
     event: checkoutOrderCreated,
@@ -117,6 +123,18 @@ export const RPC_GRANTS: readonly RpcGrant[] = [
   { rpc: vendorBookingContext, answerer: 'vendor', callers: ['admin'] },
   { rpc: b2bReserveRequests, answerer: 'b2b', callers: ['checkout'] },
   { rpc: b2bReleaseRequests, answerer: 'b2b', callers: ['checkout'] },
+  { rpc: checkoutB2bReservationOrder, answerer: 'checkout', callers: ['b2b'] },
+  { rpc: checkoutCancelB2bOrder, answerer: 'checkout', callers: ['b2b'] },
+  { rpc: vendorStoreOfOwner, answerer: 'vendor', callers: ['gateway'] },
+];
+
+/**
+ * Streams a service reads whole through ordered (ephemeral, unacknowledged) consumers, besides its
+ * durables: the gateway's live streams follow orders and shipments (apps/gateway live/feed.ts).
+ */
+export const STREAM_READERS: readonly { stream: StreamName; service: BusService }[] = [
+  { stream: 'CHECKOUT', service: 'gateway' },
+  { stream: 'VENDOR', service: 'gateway' },
 ];
 
 /**
@@ -144,6 +162,8 @@ export interface BusGrants {
   calls: string[];
   /** Streams it creates and updates. */
   owns: StreamName[];
+  /** Streams it reads through ordered consumers (STREAM_READERS). */
+  reads: StreamName[];
 }
 
 function eventSubjectPattern(event: EventContract, routeKey?: string): string {
@@ -162,7 +182,8 @@ export function busGrantsOf(user: BusUser): BusGrants {
   const answers = RPC_GRANTS.filter((g) => g.answerer === user).map((g) => rpcSubjectOf(g.rpc));
   const calls = RPC_GRANTS.filter((g) => g.callers.includes(user)).map((g) => rpcSubjectOf(g.rpc));
   const broadcasts = BROADCAST_GRANTS.filter((g) => g.service === user).map((g) => g.subject);
-  return { publishes, consumes, answers, calls, broadcasts, owns: streamsOwnedBy(user) };
+  const reads = STREAM_READERS.filter((r) => r.service === user).map((r) => r.stream);
+  return { publishes, consumes, answers, calls, broadcasts, owns: streamsOwnedBy(user), reads };
 }
 
 /**
@@ -182,6 +203,7 @@ export function renderBusPermissionTable(): string {
     ),
     ...RPC_GRANTS.map((g) => `| \`${rpcSubjectOf(g.rpc)}\` | rpc | ${g.answerer} | ${list(g.callers)} |`),
     ...BROADCAST_GRANTS.map((g) => `| \`${g.subject}\` | core, among its instances | ${g.service} | ${g.service} |`),
+    ...STREAM_READERS.map((r) => `| stream \`${r.stream}\` | read whole (ordered consumer) | ${STREAM_OWNERS[r.stream]} | ${r.service} |`),
   ];
   const owners = (Object.entries(STREAM_OWNERS) as [StreamName, BusService][]).map(([stream, owner]) => `${stream}: ${owner}`).join(', ');
   return `${lines.join('\n')}\n\nStream owners (create and update the stream): ${owners}.\n`;
