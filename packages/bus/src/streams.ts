@@ -31,9 +31,9 @@ export async function ensureStreams(
       max_age: nanos(MAX_AGE_MS),
       num_replicas: options.replicas ?? 1,
     };
+    let existing: number;
     try {
-      await jsm.streams.info(config.name);
-      await jsm.streams.update(config.name, config);
+      existing = (await jsm.streams.info(config.name)).config.num_replicas ?? 1;
     } catch (err) {
       if (!isNotFound(err)) throw err;
       try {
@@ -42,7 +42,36 @@ export async function ensureStreams(
         // another instance created it between our info and add
         if (!String(addErr).includes('already in use')) throw addErr;
       }
+      continue;
     }
+    await updateStream(bus, config, existing);
+  }
+}
+
+/**
+ * Updates an existing stream to its config. A stream with fewer replicas than configured (created
+ * R1 before NATS_STREAM_REPLICAS was set, or on a cluster that cannot hold more copies) is named in
+ * a warning; when NATS refuses the scale-up the rest of the config is applied at the replicas the
+ * stream has, so the service still starts.
+ */
+async function updateStream(bus: Bus, config: Partial<StreamConfig> & { name: string }, existing: number): Promise<void> {
+  const jsm = await bus.jsm;
+  const configured = config.num_replicas ?? 1;
+  if (existing >= configured) {
+    await jsm.streams.update(config.name, config);
+    return;
+  }
+  const fields = { stream: config.name, replicas: existing, configured };
+  bus.log.warn(fields, `stream ${config.name} has ${existing} replica(s), fewer than the ${configured} configured (NATS_STREAM_REPLICAS): scaling it up`);
+  try {
+    await jsm.streams.update(config.name, config);
+    bus.log.info(fields, `stream ${config.name} now has ${configured} replicas`);
+  } catch (err) {
+    bus.log.warn(
+      { ...fields, err: err instanceof Error ? err.message : String(err) },
+      `stream ${config.name} stays at ${existing} replica(s): NATS refused ${configured} (a cluster with fewer servers, or a single server?)`,
+    );
+    await jsm.streams.update(config.name, { ...config, num_replicas: existing });
   }
 }
 
