@@ -167,7 +167,7 @@ async function up() {
   const mailPort = await freePort(18025);
   const natsPort = await freePort(14322);
   writeFileSync(envFile, `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
-  composeEnv = { ...process.env, ...images, PASAR_TAG: TAG, GATEWAY_PORT: String(gatewayPort), MAIL_UI_PORT: String(mailPort), SMOKE_NATS_PORT: String(natsPort), RATE_LIMIT_PAYMENT_NOTIFY: '1000000/1m', COMPOSE_HTTP_TIMEOUT: '600', DOCKER_CLIENT_TIMEOUT: '600' };
+  composeEnv = { ...process.env, ...images, PASAR_TAG: TAG, GATEWAY_PORT: String(gatewayPort), MAIL_UI_PORT: String(mailPort), SMOKE_NATS_PORT: String(natsPort), RATE_LIMIT_PAYMENT_NOTIFY: '1000000/1m', COMPOSE_HTTP_TIMEOUT: '600', DOCKER_CLIENT_TIMEOUT: '600', CLUSTER_HEALTH_TIMEOUT: process.env.CLUSTER_HEALTH_TIMEOUT ?? '30s' };
   const t0 = Date.now();
   // a busy engine can time compose out while it creates containers: `up` again picks up from there
   for (let attempt = 1; ; attempt++) {
