@@ -16,7 +16,7 @@
 // (default 20), --tag <image tag> (the service images pasar-<app>:<tag>, built when missing;
 // default cluster), --keep (leave the stack up). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE /
 // MAIL_IMAGE pick the third-party images; the pasar-local stand-ins when no registry answers.
-/* global fetch, AbortSignal, setTimeout, URLSearchParams */
+/* global fetch, AbortSignal, setTimeout, clearTimeout, URLSearchParams */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -200,7 +200,7 @@ async function checkoutStream() {
   for (const service of ['nats', 'nats-2', 'nats-3']) {
     const c = all[service];
     if (!c || c.status !== 'running') continue;
-    const res = await run(docker, ['exec', c.id, 'wget', '-q', '-O', '-', 'http://127.0.0.1:8222/jsz?accounts=true&streams=true'], { timeoutMs: 10_000 });
+    const res = await run(docker, ['exec', c.id, 'wget', '-q', '-O', '-', 'http://127.0.0.1:8222/jsz?accounts=true&streams=true&config=true'], { timeoutMs: 10_000 });
     if (res.code !== 0) continue;
     try {
       const jsz = JSON.parse(res.out);
@@ -241,7 +241,7 @@ function notifyBody(order) {
 }
 
 const loadStart = { at: 0 };
-const errors = []; // { at, status, what }
+const errors = []; // { at (when the request was sent), status (0: no answer within 30 s), what }
 const answered = new Map(); // orderId -> { shortId, total, productId, key, paid, placedAt }
 const refused = {}; // status -> count (4xx answers: insufficient stock when a product sells out)
 
@@ -251,10 +251,11 @@ async function oneOrder(urls, session, productId) {
   const body = JSON.stringify({ addressId: session.addressId, items: [{ productId, quantity: 1 }] });
   let placed;
   for (let attempt = 0; attempt < 20 && !placed; attempt++) {
+    const sentAt = Date.now();
     const res = await api(`${urls.gateway}/checkout/submit`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: session.cookie, 'idempotency-key': key }, body });
     if (res.status === 201) placed = res.json;
     else if (res.status >= 500 || res.status === 0) {
-      errors.push({ at: Date.now(), status: res.status, what: 'submit' });
+      errors.push({ at: sentAt, status: res.status, what: 'submit' });
       await sleep(1000);
     } else {
       refused[`${res.status} ${res.json?.code ?? ''}`.trim()] = (refused[`${res.status} ${res.json?.code ?? ''}`.trim()] ?? 0) + 1;
@@ -266,10 +267,11 @@ async function oneOrder(urls, session, productId) {
   if (answered.has(placed.orderId)) order.duplicateAnswer = true;
   answered.set(placed.orderId, order);
   for (let attempt = 0; attempt < 30 && !order.paid; attempt++) {
+    const sentAt = Date.now();
     const res = await api(`${urls.gateway}/payments/notify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: notifyBody(order) });
     if (res.status === 200) order.paid = true;
     else {
-      if (res.status >= 500 || res.status === 0) errors.push({ at: Date.now(), status: res.status, what: 'notify' });
+      if (res.status >= 500 || res.status === 0) errors.push({ at: sentAt, status: res.status, what: 'notify' });
       else refused[`notify ${res.status} ${res.json?.code ?? ''}`.trim()] = (refused[`notify ${res.status} ${res.json?.code ?? ''}`.trim()] ?? 0) + 1;
       await sleep(1000);
     }
@@ -363,7 +365,7 @@ async function killFault() {
     }
     await sleep(500);
   }
-  win.end = Math.max(...Object.values(back), Date.now() - 1) || Date.now();
+  win.end = Object.keys(back).length === 2 ? Math.max(...Object.values(back)) : Date.now();
   const firstOrder = await firstOrderAfter(killedAt);
   win.recovery = [
     ...['checkout', 'vendor'].map((s) => `${s} restarted by its policy, healthy after ${seconds(back[s] && back[s] - killedAt)}`),

@@ -63,16 +63,23 @@ async function updateStream(bus: Bus, config: Partial<StreamConfig> & { name: st
   }
   const fields = { stream: config.name, replicas: existing, configured };
   bus.log.warn(fields, `stream ${config.name} has ${existing} replica(s), fewer than the ${configured} configured (NATS_STREAM_REPLICAS): scaling it up`);
+  let refusal: string;
   try {
-    await jsm.streams.update(config.name, config);
-    bus.log.info(fields, `stream ${config.name} now has ${configured} replicas`);
+    // a single server accepts the update and keeps one replica: read back what it applied
+    const applied = (await jsm.streams.update(config.name, config)).config.num_replicas ?? 1;
+    if (applied >= configured) {
+      bus.log.info(fields, `stream ${config.name} now has ${configured} replicas`);
+      return;
+    }
+    refusal = `NATS kept ${applied}`;
   } catch (err) {
-    bus.log.warn(
-      { ...fields, err: err instanceof Error ? err.message : String(err) },
-      `stream ${config.name} stays at ${existing} replica(s): NATS refused ${configured} (a cluster with fewer servers, or a single server?)`,
-    );
+    refusal = err instanceof Error ? err.message : String(err);
     await jsm.streams.update(config.name, { ...config, num_replicas: existing });
   }
+  bus.log.warn(
+    { ...fields, err: refusal },
+    `stream ${config.name} stays at ${existing} replica(s): NATS did not take ${configured} (a cluster with fewer servers, or a single server?)`,
+  );
 }
 
 function isNotFound(err: unknown): boolean {
