@@ -171,7 +171,10 @@ async function up() {
   const t0 = Date.now();
   // a busy engine can time compose out while it creates containers: `up` again picks up from there
   for (let attempt = 1; ; attempt++) {
-    const result = await composeRun(['up', '-d', '--no-build'], { timeoutMs: 20 * 60_000 });
+    // --no-deps: every container at once, without compose's wait for healthy dependencies (which
+    // gives up on a busy machine); a service that starts before PostgreSQL or NATS answer exits and
+    // its restart policy starts it again, and the loop below waits for all of them
+    const result = await composeRun(['up', '-d', '--no-build', '--no-deps'], { timeoutMs: 20 * 60_000 });
     if (result.code === 0) break;
     if (attempt === 3) throw new Error(`compose up failed:\n${result.out.trim().split('\n').slice(-20).join('\n')}`);
     say(`compose up failed (attempt ${attempt}), again: ${result.out.trim().split('\n').at(-1)}`);
@@ -179,10 +182,11 @@ async function up() {
   let last = {};
   while (Date.now() - t0 < 15 * 60_000) {
     last = await containers();
-    if (Object.keys(last).length >= 16 && Object.values(last).every(healthy)) break;
+    // the mail catcher only has to run: its healthcheck is not what is tested here
+    if (Object.keys(last).length >= 16 && Object.entries(last).every(([service, c]) => healthy(c) || (service === 'mailpit' && c.status === 'running'))) break;
     await sleep(3000);
   }
-  const bad = Object.entries(last).filter(([, c]) => !healthy(c));
+  const bad = Object.entries(last).filter(([service, c]) => !healthy(c) && !(service === 'mailpit' && c.status === 'running'));
   if (bad.length) throw new Error(`not healthy: ${bad.map(([s, c]) => `${s} ${c.status}/${c.health}`).join(', ')}`);
   say(`16 containers healthy in ${seconds(Date.now() - t0)} (gateway 127.0.0.1:${gatewayPort}, mail API 127.0.0.1:${mailPort})`);
   return { gateway: `http://127.0.0.1:${gatewayPort}/api/v1`, mail: `http://127.0.0.1:${mailPort}`, nats: `nats://127.0.0.1:${natsPort}`, gatewayRoot: `http://127.0.0.1:${gatewayPort}` };
@@ -452,7 +456,7 @@ async function verify(urls, ctx) {
   // wait for the events to settle: every paid order paid, its shipments paid, its e-mail sent
   const t0 = Date.now();
   let byId = new Map();
-  while (Date.now() - t0 < 240_000) {
+  while (Date.now() - t0 < 180_000) {
     await readMail(urls);
     byId = new Map(rows(await orderRows()).map(([id, status, subs, shipments, paidShipments]) => [id, { status, subs: Number(subs), shipments: Number(shipments), paidShipments: Number(paidShipments) }]));
     const settled = paid.every(([id, o]) => byId.get(id)?.status === 'paid' && byId.get(id).paidShipments === byId.get(id).subs && confirmationsOf(o.shortId) >= 1);

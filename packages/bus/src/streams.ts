@@ -1,4 +1,4 @@
-import { RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { RetentionPolicy, StorageType, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { STREAMS, type StreamName } from '@pasar/contracts';
 import type { Bus } from './bus';
@@ -33,7 +33,7 @@ export async function ensureStreams(
     };
     let existing: number;
     try {
-      existing = (await jsm.streams.info(config.name)).config.num_replicas ?? 1;
+      existing = copies(await jsm.streams.info(config.name));
     } catch (err) {
       if (!isNotFound(err)) throw err;
       try {
@@ -66,7 +66,7 @@ async function updateStream(bus: Bus, config: Partial<StreamConfig> & { name: st
   let refusal: string;
   try {
     // a single server accepts the update and keeps one replica: read back what it applied
-    const applied = (await jsm.streams.update(config.name, config)).config.num_replicas ?? 1;
+    const applied = copies(await jsm.streams.update(config.name, config));
     if (applied >= configured) {
       bus.log.info(fields, `stream ${config.name} now has ${configured} replicas`);
       return;
@@ -80,6 +80,14 @@ async function updateStream(bus: Bus, config: Partial<StreamConfig> & { name: st
     { ...fields, err: refusal },
     `stream ${config.name} stays at ${existing} replica(s): NATS did not take ${configured} (a cluster with fewer servers, or a single server?)`,
   );
+}
+
+/**
+ * The copies a stream has: its configured replicas on a cluster; one on a single server, which
+ * stores any num_replicas it is given but keeps one copy (its stream info names no cluster).
+ */
+function copies(info: StreamInfo): number {
+  return info.cluster?.name ? (info.config.num_replicas ?? 1) : 1;
 }
 
 function isNotFound(err: unknown): boolean {
