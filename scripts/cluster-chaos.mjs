@@ -58,6 +58,8 @@ function run(cmd, args, { env, timeoutMs = 10 * 60_000, input } = {}) {
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
+    // a command that exits before reading its input (kill, docker stop) must not crash the run
+    child.stdin.on('error', () => undefined);
     child.stdin.end(input ?? '');
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.once('error', (err) => {
