@@ -3,97 +3,13 @@
  * runs from the NATS Helm chart): the streams are R3 when asked, and a later start asking the
  * same keeps them R3 (each start updates every stream to its config).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect as netConnect, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { silentLog, uniqueNamespace, waitFor } from '@pasar/testkit';
+import pino from 'pino';
+import { silentLog, startNatsCluster, TEST_NATS_URL, uniqueNamespace, waitFor, type NatsCluster } from '@pasar/testkit';
 import { Bus } from './bus';
-import { ensureStreams } from './streams';
-
-interface Cluster {
-  urls: string[];
-  stop(): Promise<void>;
-}
-
-/** `count` different ports that were free a moment ago (all held open together, then released). */
-async function distinctFreePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      servers.push(server);
-    }
-    return servers.map((server) => (server.address() as { port: number }).port);
-  } finally {
-    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  }
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = netConnect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-/** Three `nats-server -js` routed into one cluster on free ports (the binary must be on PATH). */
-async function startNatsCluster(size = 3): Promise<Cluster> {
-  const allPorts = await distinctFreePorts(size * 2);
-  const ports = allPorts.slice(0, size);
-  const clusterPorts = allPorts.slice(size);
-  const routes = clusterPorts.map((port) => `nats://127.0.0.1:${port}`).join(',');
-  const storeDir = mkdtempSync(join(tmpdir(), 'pasar-nats-cluster-'));
-  const children: ChildProcess[] = ports.map((port, i) =>
-    spawn(
-      process.env.NATS_SERVER_BIN ?? 'nats-server',
-      ['-a', '127.0.0.1', '-p', String(port), '-n', `r3-${i}`, '-js', '-sd', join(storeDir, String(i)), '--cluster_name', 'pasar_r3', '--cluster', `nats://127.0.0.1:${clusterPorts[i]}`, '--routes', routes],
-      { stdio: 'ignore' },
-    ),
-  );
-  const stopAll = () =>
-    Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
-  try {
-    await waitFor(async () => {
-      const exited = children.findIndex((child) => child.exitCode !== null);
-      // e.g. its port was taken meanwhile: waitFor ends with this message
-      if (exited !== -1) throw new Error(`nats-server r3-${exited} exited (code ${children[exited].exitCode})`);
-      return (await Promise.all(ports.map(accepts))).every(Boolean);
-    }, 30000, 100);
-  } catch (error) {
-    await stopAll();
-    rmSync(storeDir, { recursive: true, force: true });
-    throw error;
-  }
-  return {
-    urls: ports.map((port) => `nats://127.0.0.1:${port}`),
-    async stop() {
-      await stopAll();
-      rmSync(storeDir, { recursive: true, force: true });
-    },
-  };
-}
+import { deleteNamespaceStreams, ensureStreams } from './streams';
 
 describe('ensureStreams replicas (R3 JetStream streams, docs/deploy.md)', () => {
-  let cluster: Cluster;
+  let cluster: NatsCluster;
   let bus: Bus;
 
   beforeAll(async () => {
@@ -134,4 +50,31 @@ describe('ensureStreams replicas (R3 JetStream streams, docs/deploy.md)', () => 
     const jsm = await bus.jsm;
     expect((await jsm.streams.info(bus.naming.stream('ADMIN'))).config.num_replicas).toBe(1);
   }, 90000);
+});
+
+describe('ensureStreams on a stream with fewer replicas than configured (the local single NATS server)', () => {
+  test('warns naming the stream, keeps it at one replica and starts', async () => {
+    const lines: Array<{ level: number; msg: string; stream?: string; replicas?: number; configured?: number }> = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const bus = await Bus.connect({ natsUrl: TEST_NATS_URL, namespace: uniqueNamespace(), service: 'streams-test', log });
+    try {
+      await ensureStreams(bus, ['CHECKOUT']);
+      expect(lines).toEqual([]);
+
+      await expect(ensureStreams(bus, ['CHECKOUT'], { replicas: 3 })).resolves.toBeUndefined();
+      const stream = bus.naming.stream('CHECKOUT');
+      const warnings = lines.filter((line) => line.level === 40 && line.stream === stream);
+      expect(warnings[0]).toMatchObject({ stream, replicas: 1, configured: 3, msg: expect.stringContaining(`stream ${stream} has 1 replica(s)`) });
+      expect(warnings.at(-1)?.msg).toContain(`stream ${stream} stays at 1 replica(s)`);
+      // one copy: a single server has no cluster peers to put the others on
+      expect((await (await bus.jsm).streams.info(stream)).cluster?.replicas ?? []).toEqual([]);
+      // and says so again at the next start
+      lines.length = 0;
+      await ensureStreams(bus, ['CHECKOUT'], { replicas: 3 });
+      expect(lines.filter((line) => line.level === 40 && line.stream === stream)).toHaveLength(2);
+    } finally {
+      await deleteNamespaceStreams(bus);
+      await bus.close();
+    }
+  }, 60000);
 });

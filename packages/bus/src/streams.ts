@@ -1,4 +1,4 @@
-import { RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { RetentionPolicy, StorageType, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { STREAMS, type StreamName } from '@pasar/contracts';
 import type { Bus } from './bus';
@@ -31,9 +31,9 @@ export async function ensureStreams(
       max_age: nanos(MAX_AGE_MS),
       num_replicas: options.replicas ?? 1,
     };
+    let existing: number;
     try {
-      await jsm.streams.info(config.name);
-      await jsm.streams.update(config.name, config);
+      existing = copies(await jsm.streams.info(config.name));
     } catch (err) {
       if (!isNotFound(err)) throw err;
       try {
@@ -42,8 +42,52 @@ export async function ensureStreams(
         // another instance created it between our info and add
         if (!String(addErr).includes('already in use')) throw addErr;
       }
+      continue;
     }
+    await updateStream(bus, config, existing);
   }
+}
+
+/**
+ * Updates an existing stream to its config. A stream with fewer replicas than configured (created
+ * R1 before NATS_STREAM_REPLICAS was set, or on a cluster that cannot hold more copies) is named in
+ * a warning; when NATS refuses the scale-up the rest of the config is applied at the replicas the
+ * stream has, so the service still starts.
+ */
+async function updateStream(bus: Bus, config: Partial<StreamConfig> & { name: string }, existing: number): Promise<void> {
+  const jsm = await bus.jsm;
+  const configured = config.num_replicas ?? 1;
+  if (existing >= configured) {
+    await jsm.streams.update(config.name, config);
+    return;
+  }
+  const fields = { stream: config.name, replicas: existing, configured };
+  bus.log.warn(fields, `stream ${config.name} has ${existing} replica(s), fewer than the ${configured} configured (NATS_STREAM_REPLICAS): scaling it up`);
+  let refusal: string;
+  try {
+    // a single server accepts the update and keeps one replica: read back what it applied
+    const applied = copies(await jsm.streams.update(config.name, config));
+    if (applied >= configured) {
+      bus.log.info(fields, `stream ${config.name} now has ${configured} replicas`);
+      return;
+    }
+    refusal = `NATS kept ${applied}`;
+  } catch (err) {
+    refusal = err instanceof Error ? err.message : String(err);
+    await jsm.streams.update(config.name, { ...config, num_replicas: existing });
+  }
+  bus.log.warn(
+    { ...fields, err: refusal },
+    `stream ${config.name} stays at ${existing} replica(s): NATS did not take ${configured} (a cluster with fewer servers, or a single server?)`,
+  );
+}
+
+/**
+ * The copies a stream has: its configured replicas on a cluster; one on a single server, which
+ * stores any num_replicas it is given but keeps one copy (its stream info names no cluster).
+ */
+function copies(info: StreamInfo): number {
+  return info.cluster?.name ? (info.config.num_replicas ?? 1) : 1;
 }
 
 function isNotFound(err: unknown): boolean {

@@ -4,6 +4,7 @@ export * from './identity';
 export * from './wait';
 export * from './ports';
 export * from './nats-server';
+export * from './nats-cluster';
 export * from './service-suite';
 export * from './sign-on-send';
 export * from './fake-carrier';

@@ -1,0 +1,546 @@
+#!/usr/bin/env node
+// `npm run cluster:chaos`: the production topology of deploy/compose/cluster.yml (three NATS
+// JetStream nodes, streams at three replicas, two instances of every service, one PostgreSQL) under
+// a steady load of orders placed and paid through the gateway, while it breaks things:
+//   1. stops the NATS node that leads the CHECKOUT stream, waits 20 s, starts it again;
+//   2. kills one checkout and one vendor container with SIGKILL (their main process, from the
+//      host) and lets the restart policy bring them back;
+//   3. pauses PostgreSQL for 10 s (`docker pause`).
+// Then it checks: every order answered 201 exists once; every paid order is paid, has exactly one
+// shipment per sub-order (paid) and exactly one confirmation e-mail (the mail catcher's HTTP API);
+// no stock oversold; 5xx per fault window (allowed only while PostgreSQL is paused); the time to
+// recover after each fault. Always ends with `compose down -v`. Exits 0 when every check passed.
+// Not in .ci/run (minutes of a loaded machine); run by hand or by the bench (docs/deploy.md "Cluster").
+//
+// Flags: --duration <s> (default 90, at least 85: the faults are at fixed times), --rate <orders/s>
+// (default 20), --tag <image tag> (the service images pasar-<app>:<tag>, built when missing;
+// default cluster), --keep (leave the stack up). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE /
+// MAIL_IMAGE pick the third-party images; the pasar-local stand-ins when no registry answers.
+/* global fetch, AbortSignal, setTimeout, clearTimeout, URLSearchParams */
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values: flags } = parseArgs({
+  options: { duration: { type: 'string', default: '90' }, rate: { type: 'string', default: '20' }, tag: { type: 'string', default: 'cluster' }, keep: { type: 'boolean', default: false } },
+});
+const DURATION_S = Math.max(85, Number(flags.duration));
+const RATE = Number(flags.rate);
+const TAG = flags.tag;
+const FAULTS = { natsStopAt: 10, natsDownS: 20, killAt: 45, pauseAt: 62, pauseS: 10 };
+const SERVICES = { gateway: 8080, checkout: 4001, b2b: 4002, vendor: 4003, admin: 4004, notifier: 4005 };
+const UPSTREAM = { NODE_IMAGE: 'node:20-bookworm-slim', POSTGRES_IMAGE: 'postgres:16', NATS_IMAGE: 'nats:2.10-alpine', MAIL_IMAGE: 'axllent/mailpit' };
+const STAND_IN = { NODE_IMAGE: ['node', 'pasar-local/node:20'], POSTGRES_IMAGE: ['postgres', 'pasar-local/postgres:15'], NATS_IMAGE: ['nats', 'pasar-local/nats:2.9'], MAIL_IMAGE: ['mail', 'pasar-local/mailcatcher'] };
+const DEMO_PASSWORD = 'pasar-demo-2026';
+const CUSTOMER = 'customer@pasar.local';
+const project = process.env.CHAOS_PROJECT ?? 'pasar-cluster';
+const docker = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
+const failures = [];
+const say = (line) => console.log(`cluster-chaos: ${line}`);
+const check = (ok, what) => {
+  say(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
+  if (!ok) failures.push(what);
+  return ok;
+};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const seconds = (ms) => (ms === undefined ? 'n/a' : `${(ms / 1000).toFixed(1)} s`);
+
+/** Runs a command; resolves { code, out } (stdout + stderr), never rejects. */
+function run(cmd, args, { env, timeoutMs = 10 * 60_000, input } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    // a command that exits before reading its input (kill, docker stop) must not crash the run
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input ?? '');
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      resolve({ code: -1, out: `${out}${err.message}` });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, out });
+    });
+  });
+}
+async function must(cmd, args, options) {
+  const result = await run(cmd, args, options);
+  if (result.code !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${result.code}):\n${result.out.trim().split('\n').slice(-30).join('\n')}`);
+  return result.out;
+}
+
+// ------------------------------------------------------------------ images and the stack
+const images = { ...UPSTREAM };
+for (const name of Object.keys(UPSTREAM)) if (process.env[name]) images[name] = process.env[name];
+
+async function ensureImages() {
+  const missing = [];
+  for (const [name, image] of Object.entries(images)) {
+    if ((await run(docker, ['image', 'inspect', image])).code === 0) continue;
+    if ((await run(docker, ['image', 'inspect', STAND_IN[name][1]])).code === 0) {
+      images[name] = STAND_IN[name][1];
+      continue;
+    }
+    if ((await run(docker, ['pull', image], { timeoutMs: 120_000 })).code === 0) continue;
+    missing.push(name);
+  }
+  if (missing.length) {
+    say(`building the local stand-ins: ${missing.map((n) => STAND_IN[n][0]).join(', ')}`);
+    await must('bash', [join(root, 'deploy/compose/offline/build.sh'), ...missing.map((n) => STAND_IN[n][0])], { env: { DOCKER: docker } });
+    for (const name of missing) images[name] = STAND_IN[name][1];
+  }
+  const caFile = join(root, 'deploy/compose/certs/cluster-chaos-build-machine.pem');
+  for (const [app, port] of Object.entries(SERVICES)) {
+    if ((await run(docker, ['image', 'inspect', `pasar-${app}:${TAG}`])).code === 0) continue;
+    if (existsSync('/etc/ssl/certs/ca-certificates.crt') && !existsSync(caFile)) copyFileSync('/etc/ssl/certs/ca-certificates.crt', caFile);
+    say(`building pasar-${app}:${TAG}`);
+    try {
+      await must(docker, ['build', '-q', '--build-arg', `APP=${app}`, '--build-arg', `PORT=${port}`, '--build-arg', `NODE_IMAGE=${images.NODE_IMAGE}`, '-t', `pasar-${app}:${TAG}`, '.'], { env: { DOCKER_BUILDKIT: '0' }, timeoutMs: 30 * 60_000 });
+    } finally {
+      rmSync(caFile, { force: true });
+    }
+  }
+}
+
+function freePort(preferred) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => {
+      const any = createServer();
+      any.listen(0, '127.0.0.1', () => {
+        const { port } = any.address();
+        any.close(() => resolve(port));
+      });
+    });
+    server.listen(preferred, '0.0.0.0', () => server.close(() => resolve(preferred)));
+  });
+}
+
+const workDir = mkdtempSync(join(tmpdir(), `${project}-`));
+const secret = (bytes = 24) => randomBytes(bytes).toString('base64url');
+const env = {
+  IDENTITY_SECRET: secret(32),
+  ADMIN_EMAIL: 'admin@pasar.local',
+  ADMIN_PASSWORD: secret(),
+  PAYMENT_MERCHANT_ID: `merchant_${secret(6)}`,
+  PAYMENT_VERIFY_KEY: secret(),
+  PAYMENT_SECRET_KEY: secret(),
+  POSTGRES_PASSWORD: secret(),
+  LABEL_SIGNING_KEY: secret(32),
+};
+const envFile = join(workDir, 'cluster.env');
+// smoke.yml publishes the first NATS node on 127.0.0.1 for the demo seed (rpc)
+const composeFiles = ['-f', join(root, 'docker-compose.yml'), '-f', join(root, 'deploy/compose/smoke.yml'), '-f', join(root, 'deploy/compose/cluster.yml')];
+let compose;
+let composeEnv;
+const composeRun = (args, options = {}) => run(compose[0], [...compose.slice(1), '-p', project, '--env-file', envFile, ...composeFiles, ...args], { ...options, env: composeEnv });
+async function composeMust(args, options) {
+  const result = await composeRun(args, options);
+  if (result.code !== 0) throw new Error(`compose ${args.join(' ')} failed (${result.code}):\n${result.out.trim().split('\n').slice(-30).join('\n')}`);
+  return result.out;
+}
+
+/** service name -> { id, status, health, restarts } of the project's containers. */
+async function containers() {
+  const ids = (await composeMust(['ps', '-q'])).split('\n').filter(Boolean);
+  if (!ids.length) return {};
+  const out = await must(docker, ['inspect', '--format', '{{.Id}} {{index .Config.Labels "com.docker.compose.service"}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.RestartCount}} {{.State.Pid}}', ...ids]);
+  const byService = {};
+  for (const line of out.trim().split('\n')) {
+    const [id, service, status, health, restarts, pid] = line.split(' ');
+    byService[service] = { id, status, health, restarts: Number(restarts), pid: Number(pid) };
+  }
+  return byService;
+}
+
+const healthy = (c) => c && c.status === 'running' && (c.health === 'healthy' || c.health === 'none');
+
+async function up() {
+  const gatewayPort = await freePort(18080);
+  const mailPort = await freePort(18025);
+  const natsPort = await freePort(14322);
+  writeFileSync(envFile, `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
+  composeEnv = { ...process.env, ...images, PASAR_TAG: TAG, GATEWAY_PORT: String(gatewayPort), MAIL_UI_PORT: String(mailPort), SMOKE_NATS_PORT: String(natsPort), RATE_LIMIT_PAYMENT_NOTIFY: '1000000/1m', COMPOSE_HTTP_TIMEOUT: '600', DOCKER_CLIENT_TIMEOUT: '600', CLUSTER_HEALTH_TIMEOUT: process.env.CLUSTER_HEALTH_TIMEOUT ?? '30s' };
+  const t0 = Date.now();
+  // a busy engine can time compose out while it creates containers: `up` again picks up from there
+  for (let attempt = 1; ; attempt++) {
+    // --no-deps: every container at once, without compose's wait for healthy dependencies (which
+    // gives up on a busy machine); a service that starts before PostgreSQL or NATS answer exits and
+    // its restart policy starts it again, and the loop below waits for all of them
+    const result = await composeRun(['up', '-d', '--no-build', '--no-deps'], { timeoutMs: 20 * 60_000 });
+    if (result.code === 0) break;
+    if (attempt === 3) throw new Error(`compose up failed:\n${result.out.trim().split('\n').slice(-20).join('\n')}`);
+    say(`compose up failed (attempt ${attempt}), again: ${result.out.trim().split('\n').at(-1)}`);
+  }
+  let last = {};
+  while (Date.now() - t0 < 15 * 60_000) {
+    last = await containers();
+    // the mail catcher only has to run: its healthcheck is not what is tested here
+    if (Object.keys(last).length >= 16 && Object.entries(last).every(([service, c]) => healthy(c) || (service === 'mailpit' && c.status === 'running'))) break;
+    await sleep(3000);
+  }
+  const bad = Object.entries(last).filter(([service, c]) => !healthy(c) && !(service === 'mailpit' && c.status === 'running'));
+  if (bad.length) throw new Error(`not healthy: ${bad.map(([s, c]) => `${s} ${c.status}/${c.health}`).join(', ')}`);
+  say(`16 containers healthy in ${seconds(Date.now() - t0)} (gateway 127.0.0.1:${gatewayPort}, mail API 127.0.0.1:${mailPort})`);
+  return { gateway: `http://127.0.0.1:${gatewayPort}/api/v1`, mail: `http://127.0.0.1:${mailPort}`, nats: `nats://127.0.0.1:${natsPort}`, gatewayRoot: `http://127.0.0.1:${gatewayPort}` };
+}
+
+async function psql(sql) {
+  const { postgres } = await containers();
+  return (await must(docker, ['exec', '-i', postgres.id, 'psql', '-U', 'postgres', '-d', 'pasar', '-At', '-F', '\t', '-v', 'ON_ERROR_STOP=1'], { input: sql })).trim();
+}
+const rows = (text) => (text ? text.split('\n').map((line) => line.split('\t')) : []);
+
+/** The CHECKOUT stream as the monitoring endpoint (/jsz) of a running NATS node sees it. */
+async function checkoutStream() {
+  const all = await containers();
+  for (const service of ['nats', 'nats-2', 'nats-3']) {
+    const c = all[service];
+    if (!c || c.status !== 'running') continue;
+    const res = await run(docker, ['exec', c.id, 'wget', '-q', '-O', '-', 'http://127.0.0.1:8222/jsz?accounts=true&streams=true&config=true'], { timeoutMs: 10_000 });
+    if (res.code !== 0) continue;
+    try {
+      const jsz = JSON.parse(res.out);
+      for (const account of jsz.account_details ?? []) {
+        const stream = (account.stream_detail ?? []).find((s) => s.name === 'CHECKOUT');
+        if (stream) return stream;
+      }
+    } catch {
+      // not JSON yet
+    }
+  }
+  return undefined;
+}
+const nodeService = (serverName) => ({ 'nats-1': 'nats', 'nats-2': 'nats-2', 'nats-3': 'nats-3' })[serverName];
+
+// ------------------------------------------------------------------ the load
+async function api(url, init = {}) {
+  try {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+    const text = await response.text();
+    let json;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, json, text, headers: response.headers };
+  } catch (err) {
+    return { status: 0, text: String(err) };
+  }
+}
+
+const md5 = (text) => createHash('md5').update(text, 'utf8').digest('hex');
+function notifyBody(order) {
+  const fields = { tranID: `CHAOS${order.shortId}`, orderid: order.shortId, status: '00', domain: env.PAYMENT_MERCHANT_ID, amount: order.total, currency: 'MYR', paydate: new Date().toISOString(), appcode: 'A1' };
+  const skey = md5(fields.paydate + fields.domain + md5(fields.tranID + fields.orderid + fields.status + fields.domain + fields.amount + fields.currency) + fields.appcode + env.PAYMENT_SECRET_KEY);
+  return new URLSearchParams({ ...fields, skey }).toString();
+}
+
+const loadStart = { at: 0 };
+const errors = []; // { at (when the request was sent), status (0: no answer within 30 s), what }
+const answered = new Map(); // orderId -> { shortId, total, productId, key, paid, placedAt }
+const refused = {}; // status -> count (4xx answers: insufficient stock when a product sells out)
+
+/** One customer's order: submit (retried with the same Idempotency-Key), then its payment notification (retried as the payment gateway does). */
+async function oneOrder(urls, session, productId) {
+  const key = randomUUID();
+  const body = JSON.stringify({ addressId: session.addressId, items: [{ productId, quantity: 1 }] });
+  let placed;
+  for (let attempt = 0; attempt < 20 && !placed; attempt++) {
+    const sentAt = Date.now();
+    const res = await api(`${urls.gateway}/checkout/submit`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: session.cookie, 'idempotency-key': key }, body });
+    if (res.status === 201) placed = res.json;
+    else if (res.status >= 500 || res.status === 0) {
+      errors.push({ at: sentAt, status: res.status, what: 'submit' });
+      await sleep(1000);
+    } else {
+      refused[`${res.status} ${res.json?.code ?? ''}`.trim()] = (refused[`${res.status} ${res.json?.code ?? ''}`.trim()] ?? 0) + 1;
+      return;
+    }
+  }
+  if (!placed) return;
+  const order = { shortId: placed.shortId, total: placed.total, productId, key, paid: false, placedAt: Date.now() };
+  if (answered.has(placed.orderId)) order.duplicateAnswer = true;
+  answered.set(placed.orderId, order);
+  for (let attempt = 0; attempt < 30 && !order.paid; attempt++) {
+    const sentAt = Date.now();
+    const res = await api(`${urls.gateway}/payments/notify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: notifyBody(order) });
+    if (res.status === 200) order.paid = true;
+    else {
+      if (res.status >= 500 || res.status === 0) errors.push({ at: sentAt, status: res.status, what: 'notify' });
+      else refused[`notify ${res.status} ${res.json?.code ?? ''}`.trim()] = (refused[`notify ${res.status} ${res.json?.code ?? ''}`.trim()] ?? 0) + 1;
+      await sleep(1000);
+    }
+  }
+}
+
+/** Sends `RATE` orders a second for DURATION_S, the products taken in turn; resolves when every order has its answers. */
+async function load(urls, session, productIds) {
+  const inFlight = [];
+  loadStart.at = Date.now();
+  const total = Math.round(RATE * DURATION_S);
+  for (let i = 0; i < total; i++) {
+    const due = loadStart.at + (i * 1000) / RATE;
+    if (due > Date.now()) await sleep(due - Date.now());
+    inFlight.push(oneOrder(urls, session, productIds[i % productIds.length]));
+  }
+  await Promise.all(inFlight);
+}
+
+// ------------------------------------------------------------------ the faults
+const windows = []; // { name, start, end, recoveredMs: {...} }
+
+/** The first order placed (201) that was sent after `since`: when the API answers again. */
+async function firstOrderAfter(since, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const placed = [...answered.values()].filter((o) => o.placedAt > since).map((o) => o.placedAt);
+    if (placed.length) return Math.min(...placed);
+    await sleep(200);
+  }
+  return undefined;
+}
+
+async function natsLeaderFault() {
+  const before = await checkoutStream();
+  const leader = before?.cluster?.leader;
+  const service = nodeService(leader);
+  if (!check(Boolean(service) && before.config?.num_replicas === 3, `CHECKOUT stream: R${before?.config?.num_replicas}, leader ${leader} (replicas ${(before?.cluster?.replicas ?? []).map((r) => r.name).join(', ')})`)) return;
+  const { [service]: node } = await containers();
+  const win = { name: `NATS node ${leader} (CHECKOUT leader) stopped ${FAULTS.natsDownS} s`, start: Date.now() };
+  windows.push(win);
+  say(`fault 1: docker stop ${service} (${leader}, the CHECKOUT leader)`);
+  await must(docker, ['stop', '-t', '0', node.id]);
+  const stoppedAt = Date.now();
+  let newLeaderAt;
+  let newLeader;
+  while (Date.now() - stoppedAt < FAULTS.natsDownS * 1000) {
+    if (!newLeaderAt) {
+      const now = await checkoutStream();
+      if (now?.cluster?.leader && now.cluster.leader !== leader) {
+        newLeaderAt = Date.now();
+        newLeader = now.cluster.leader;
+      }
+    }
+    await sleep(500);
+  }
+  say(`fault 1: docker start ${service}`);
+  await must(docker, ['start', node.id]);
+  const startedAt = Date.now();
+  let caughtUpAt;
+  while (Date.now() - startedAt < 120_000 && !caughtUpAt) {
+    const c = (await containers())[service];
+    const stream = await checkoutStream();
+    const back = stream?.cluster?.replicas?.find((r) => r.name === leader);
+    if (healthy(c) && (stream?.cluster?.leader === leader || (back && back.current))) caughtUpAt = Date.now();
+    else await sleep(500);
+  }
+  win.end = caughtUpAt ?? Date.now();
+  const firstOrder = await firstOrderAfter(stoppedAt);
+  win.recovery = [
+    `new CHECKOUT leader ${newLeader ?? '?'} after ${seconds(newLeaderAt && newLeaderAt - stoppedAt)}`,
+    `first order placed after the stop: ${seconds(firstOrder && firstOrder - stoppedAt)}`,
+    `${leader} back and caught up ${seconds(caughtUpAt && caughtUpAt - startedAt)} after its start`,
+  ];
+}
+
+async function killFault() {
+  const all = await containers();
+  const win = { name: 'SIGKILL checkout + vendor (one instance each)', start: Date.now() };
+  windows.push(win);
+  for (const service of ['checkout', 'vendor']) {
+    say(`fault 2: kill -9 the main process of ${service} (host pid ${all[service].pid})`);
+    await must('kill', ['-KILL', String(all[service].pid)]);
+  }
+  const killedAt = Date.now();
+  const back = {};
+  while (Date.now() - killedAt < 180_000 && Object.keys(back).length < 2) {
+    const now = await containers();
+    for (const service of ['checkout', 'vendor']) {
+      if (!back[service] && healthy(now[service]) && now[service].restarts > all[service].restarts) back[service] = Date.now();
+    }
+    await sleep(500);
+  }
+  win.end = Object.keys(back).length === 2 ? Math.max(...Object.values(back)) : Date.now();
+  const firstOrder = await firstOrderAfter(killedAt);
+  win.recovery = [
+    ...['checkout', 'vendor'].map((s) => `${s} restarted by its policy, healthy after ${seconds(back[s] && back[s] - killedAt)}`),
+    `first order placed after the kill: ${seconds(firstOrder && firstOrder - killedAt)}`,
+  ];
+}
+
+async function pauseFault() {
+  const { postgres } = await containers();
+  const win = { name: `PostgreSQL paused ${FAULTS.pauseS} s`, start: Date.now(), allows5xx: true };
+  windows.push(win);
+  say('fault 3: docker pause postgres');
+  await must(docker, ['pause', postgres.id]);
+  await sleep(FAULTS.pauseS * 1000);
+  await must(docker, ['unpause', postgres.id]);
+  const unpausedAt = Date.now();
+  say('fault 3: docker unpause postgres');
+  const firstOrder = await firstOrderAfter(unpausedAt);
+  win.end = Math.max(firstOrder ?? Date.now(), unpausedAt) + 5000;
+  win.recovery = [`first order placed after the unpause: ${seconds(firstOrder && firstOrder - unpausedAt)}`];
+}
+
+async function faults() {
+  const at = (s) => sleep(Math.max(0, loadStart.at + s * 1000 - Date.now()));
+  await at(FAULTS.natsStopAt);
+  await natsLeaderFault();
+  await at(FAULTS.killAt);
+  await killFault();
+  await at(FAULTS.pauseAt);
+  await pauseFault();
+}
+
+// ------------------------------------------------------------------ setup and checks
+async function setup(urls) {
+  const seed = await run('npx', ['tsx', 'tools/stack/src/compose-seed.ts'], {
+    env: { NATS_URL: urls.nats, GATEWAY_URL: urls.gatewayRoot, ADMIN_EMAIL: env.ADMIN_EMAIL, ADMIN_PASSWORD: env.ADMIN_PASSWORD, DEMO_PASSWORD },
+    timeoutMs: 300_000,
+  });
+  if (!check(seed.code === 0, 'the demo data is seeded (tools/stack/src/compose-seed.ts)')) throw new Error(seed.out);
+  const signIn = await api(`${urls.gateway}/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: CUSTOMER, password: DEMO_PASSWORD }) });
+  if (signIn.status !== 200) throw new Error(`sign-in: ${signIn.status} ${signIn.text.slice(0, 200)}`);
+  const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const addresses = await api(`${urls.gateway}/account/addresses`, { headers: { cookie } });
+  const addressId = (addresses.json ?? []).find((a) => a.is_default)?.id ?? addresses.json?.[0]?.id;
+  // the demo's products without variants: one keeps plenty of stock, one a little (it sells out
+  // under the load: the oversell check has something to check)
+  const products = rows(await psql(`SELECT p.id FROM checkout.product p WHERE p.status = 'live' AND NOT EXISTS (SELECT 1 FROM checkout.product_variant v WHERE v.product_id = p.id) ORDER BY p.created_at LIMIT 2;`)).map(([id]) => id);
+  if (products.length < 2) throw new Error('the demo data has fewer than two products without variants');
+  const scarce = Math.max(10, Math.round((RATE * DURATION_S) / 10));
+  await psql(`UPDATE checkout.product SET stock = ${RATE * DURATION_S * 2} WHERE id = '${products[0]}'; UPDATE checkout.product SET stock = ${scarce} WHERE id = '${products[1]}';`);
+  const initialStock = Object.fromEntries(rows(await psql(`SELECT id, stock FROM checkout.product WHERE id IN ('${products.join("','")}');`)).map(([id, stock]) => [id, Number(stock)]));
+  const customerId = (await psql(`SELECT user_id FROM checkout.user_replica WHERE email = '${CUSTOMER}';`)).split('\n')[0];
+  say(`customer ${CUSTOMER}, products ${products.join(', ')} (stock ${products.map((p) => initialStock[p]).join(' / ')})`);
+  return { session: { cookie, addressId }, products, initialStock, customerId };
+}
+
+/** Every message id and subject the mail catcher has held (it keeps the newest 1000: read often). */
+const mails = new Map();
+async function readMail(urls) {
+  const list = await api(`${urls.mail}/api/v1/messages`);
+  for (const m of list.json?.messages ?? []) mails.set(m.ID, m);
+}
+function mailCollector(urls) {
+  let stop = false;
+  const done = (async () => {
+    while (!stop) {
+      await readMail(urls);
+      await sleep(2000);
+    }
+  })();
+  return async () => {
+    stop = true;
+    await done;
+    await readMail(urls);
+  };
+}
+const confirmationsOf = (shortId) => [...mails.values()].filter((m) => m.Subject === `Order ${shortId} confirmed` && m.To?.some((t) => t.Address === CUSTOMER)).length;
+
+async function verify(urls, ctx) {
+  const placed = [...answered.entries()];
+  const paid = placed.filter(([, o]) => o.paid);
+  const ids = placed.map(([id]) => `'${id}'`).join(',') || `'00000000-0000-0000-0000-000000000000'`;
+  const orderRows = () => psql(`SELECT o.id, o.status, (SELECT count(*) FROM checkout.sub_order s WHERE s.order_id = o.id), (SELECT count(*) FROM vendor.shipment sh WHERE sh.order_id = o.id), (SELECT count(*) FROM vendor.shipment sh WHERE sh.order_id = o.id AND sh.status = 'paid') FROM checkout."order" o WHERE o.id IN (${ids});`);
+  // wait for the events to settle: every paid order paid, its shipments paid, its e-mail sent
+  const t0 = Date.now();
+  let byId = new Map();
+  while (Date.now() - t0 < 180_000) {
+    await readMail(urls);
+    byId = new Map(rows(await orderRows()).map(([id, status, subs, shipments, paidShipments]) => [id, { status, subs: Number(subs), shipments: Number(shipments), paidShipments: Number(paidShipments) }]));
+    const settled = paid.every(([id, o]) => byId.get(id)?.status === 'paid' && byId.get(id).paidShipments === byId.get(id).subs && confirmationsOf(o.shortId) >= 1);
+    if (settled) break;
+    await sleep(3000);
+  }
+  say(`settled ${seconds(Date.now() - t0)} after the load`);
+  await sleep(5000); // late duplicates would show now
+  await readMail(urls);
+  byId = new Map(rows(await orderRows()).map(([id, status, subs, shipments, paidShipments]) => [id, { status, subs: Number(subs), shipments: Number(shipments), paidShipments: Number(paidShipments) }]));
+
+  const lost = placed.filter(([id]) => !byId.has(id)).length;
+  if (!ctx.customerId && placed.length) ctx.customerId = await psql(`SELECT customer_id FROM checkout."order" WHERE id = '${placed[0][0]}';`);
+  const ordersInDb = Number(await psql(`SELECT count(*) FROM checkout."order" WHERE customer_id = '${ctx.customerId}' AND created_at >= to_timestamp(${loadStart.at / 1000});`));
+  const duplicatedOrders = ordersInDb - placed.length;
+  const notPaid = paid.filter(([id]) => byId.get(id)?.status !== 'paid').length;
+  const shipmentsWrong = paid.filter(([id]) => byId.get(id) && (byId.get(id).shipments !== byId.get(id).subs || byId.get(id).paidShipments !== byId.get(id).subs));
+  const mailCounts = paid.map(([, o]) => confirmationsOf(o.shortId));
+  const mailMissing = mailCounts.filter((n) => n === 0).length;
+  const mailDuplicated = mailCounts.filter((n) => n > 1).length;
+  const finalStock = Object.fromEntries(rows(await psql(`SELECT id, stock FROM checkout.product WHERE id IN ('${ctx.products.join("','")}');`)).map(([id, stock]) => [id, Number(stock)]));
+  const heldByOrders = Object.fromEntries(rows(await psql(`SELECT i.product_id, sum(i.quantity) FROM checkout.order_item i JOIN checkout."order" o ON o.id = i.order_id WHERE o.customer_id = '${ctx.customerId}' AND o.created_at >= to_timestamp(${loadStart.at / 1000}) AND o.status NOT IN ('cancelled', 'expired', 'payment_failed') GROUP BY i.product_id;`)).map(([id, n]) => [id, Number(n)]));
+  const oversold = ctx.products.filter((p) => finalStock[p] < 0 || ctx.initialStock[p] - finalStock[p] !== (heldByOrders[p] ?? 0));
+
+  console.log('');
+  say(`load: ${Math.round(RATE * DURATION_S)} orders sent at ${RATE}/s for ${DURATION_S} s; ${placed.length} answered 201, ${paid.length} paid; refused (4xx): ${JSON.stringify(refused)}`);
+  check(lost === 0, `lost: ${lost} (orders answered 201 that are not in the database)`);
+  check(duplicatedOrders === 0, `duplicated orders: ${duplicatedOrders} (${ordersInDb} orders of the customer in the database, ${placed.length} answered 201)`);
+  check(notPaid === 0, `paid orders not paid in the database: ${notPaid}`);
+  check(shipmentsWrong.length === 0, `paid orders without exactly one paid shipment per sub-order: ${shipmentsWrong.length}${shipmentsWrong.length ? ` (e.g. ${JSON.stringify(byId.get(shipmentsWrong[0][0]))})` : ''}`);
+  check(mailMissing === 0 && mailDuplicated === 0, `confirmation e-mails: ${mailMissing} missing, ${mailDuplicated} duplicated (${mailCounts.filter((n) => n === 1).length} exactly once)`);
+  for (const p of ctx.products) check(!oversold.includes(p), `stock of ${p}: ${ctx.initialStock[p]} -> ${finalStock[p]}, held by orders ${heldByOrders[p] ?? 0}: oversold ${oversold.includes(p) ? 'YES' : '0'}`);
+
+  console.log('');
+  const inWindow = (e, w) => e.at >= w.start && e.at <= (w.end ?? Date.now());
+  for (const w of windows) {
+    const n = errors.filter((e) => inWindow(e, w)).length;
+    check(w.allows5xx || n === 0, `${w.name}: ${n} 5xx/unanswered (${seconds((w.end ?? Date.now()) - w.start)} window)${w.allows5xx ? ' (allowed)' : ''}`);
+    for (const line of w.recovery ?? []) say(`     recovery: ${line}`);
+  }
+  const outside = errors.filter((e) => !windows.some((w) => inWindow(e, w))).length;
+  check(outside === 0, `outside the fault windows: ${outside} 5xx/unanswered`);
+  say(`SUMMARY lost=${lost} duplicated=${duplicatedOrders + mailDuplicated} oversold=${oversold.length} 5xx=${errors.length} (${windows.map((w) => `${w.name.split(' (')[0]}: ${errors.filter((e) => inWindow(e, w)).length}`).join('; ')})`);
+}
+
+// ------------------------------------------------------------------ main
+const started = Date.now();
+let upStarted = false;
+try {
+  if ((await run(docker, ['version', '--format', '{{.Server.Version}}'])).code !== 0) throw new Error('no Docker engine answers (see README "With Docker")');
+  compose = (await run(docker, ['compose', 'version'])).code === 0 ? [docker, 'compose'] : ['docker-compose'];
+  say(`project ${project}, ${RATE} orders/s for ${DURATION_S} s, images pasar-<app>:${TAG}`);
+  await ensureImages();
+  upStarted = true;
+  const urls = await up();
+  const ctx = await setup(urls);
+  const stopMail = mailCollector(urls);
+  const loadDone = load(urls, ctx.session, ctx.products);
+  await faults();
+  await loadDone;
+  await stopMail();
+  await verify(urls, ctx);
+} catch (err) {
+  check(false, err instanceof Error ? err.message : String(err));
+  if (upStarted && compose) {
+    const all = await containers().catch(() => ({}));
+    for (const [service, c] of Object.entries(all)) {
+      if (healthy(c) && c.restarts === 0) continue;
+      const logs = await composeRun(['logs', '--no-color', '--tail', '30', service]);
+      console.log(`\n${service} (${c.status}/${c.health}, restarts ${c.restarts}):\n${logs.out.trim().split('\n').map((l) => `  | ${l}`).join('\n')}`);
+    }
+  }
+} finally {
+  if (upStarted && compose) {
+    if (flags.keep) say(`--keep: the stack stays up (${compose.join(' ')} -p ${project} ... down -v)`);
+    else {
+      const down = await composeRun(['down', '-v', '--remove-orphans', '--timeout', '10'], { timeoutMs: 300_000 });
+      say(`compose down -v: ${down.code === 0 ? 'done' : `failed: ${down.out.slice(-300)}`}`);
+    }
+  }
+  if (!flags.keep) rmSync(workDir, { recursive: true, force: true });
+}
+console.log('');
+say(failures.length ? `FAILED (${failures.length}) after ${seconds(Date.now() - started)}` : `passed in ${seconds(Date.now() - started)}`);
+process.exit(failures.length ? 1 : 0);
