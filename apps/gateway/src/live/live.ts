@@ -94,10 +94,13 @@ export async function openLiveStream(
     stream.open();
     deps.log.info({ target: target.kind, userId, resume: plan.kind === 'replay' ? 'replay' : plan.reason }, 'live stream opened');
 
+    let adoptions: Promise<void> = Promise.resolve();
     const take = (message: FeedMessage) => {
       if (stream.closed || message.seq <= stream.position[message.stream]) return;
       if (!subject.follows(message)) {
-        if (subject.adopt && message.data.isB2b === true && typeof message.data.orderId === 'string') void adoptThenSend(message);
+        // adoptions one after another, in feed order: a later event's adoption finishing first
+        // would move the stream's position past an earlier one (and drop it)
+        if (subject.adopt && message.data.isB2b === true && typeof message.data.orderId === 'string') adoptions = adoptions.then(() => adoptThenSend(message));
         return;
       }
       send(message);
