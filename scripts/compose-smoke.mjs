@@ -8,8 +8,9 @@
 //      registry answers, the local stand-ins of deploy/compose/offline/build.sh;
 //   3. builds the six service images from the one Dockerfile (the build machine's CA
 //      certificates passed through deploy/compose/certs/);
-//   4. a throw-away env file with random secrets, `compose up -d`, waits for every container to
-//      be healthy;
+//   4. the NATS users (`npm run nats:config -- --out .data/nats-users --with-stack`: the services'
+//      seeds and the "stack" user the seeding signs in as), a throw-away env file with random
+//      secrets, `compose up -d`, waits for every container to be healthy;
 //   5. the demo data (tools/stack/src/compose-seed.ts), the README's curl walkthrough against the
 //      gateway, the payment gateway's signed notification, the order paid and its confirmation
 //      e-mail read from the mail catcher's HTTP API;
@@ -462,6 +463,11 @@ async function figures() {
     const line = stats.split('\n').find((l) => all.find((c) => c.service === app).id.startsWith(l.split(' ')[0]));
     const [amount, unit] = /([\d.]+)\s*([KMG]i?B)/.exec(line ?? '')?.slice(1) ?? [];
     rows[app].dockerStatsMiB = amount ? Math.round(Number(amount) * { KiB: 1 / 1024, MiB: 1, GiB: 1024 }[unit] * 10) / 10 : null;
+  }
+  for (const app of Object.keys(SERVICES)) {
+    const id = all.find((c) => c.service === app).id;
+    const readOnly = (await must(docker, ['inspect', '--format', '{{.HostConfig.ReadonlyRootfs}}', id])).trim();
+    check(readOnly === 'true', `${app}: the compose container runs with a read-only root filesystem (ReadonlyRootfs ${readOnly})`);
   }
   // the probes share the stack's NATS users (the permissions are those of the stack's namespace), so
   // the stack's services stop first: a probe never takes a message meant for them
