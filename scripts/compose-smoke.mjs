@@ -453,8 +453,9 @@ async function figures() {
   for (const app of Object.keys(SERVICES)) {
     const size = Number((await must(docker, ['image', 'inspect', '--format', '{{.Size}}', `pasar-${app}:${tag}`])).trim());
     const container = all.find((c) => c.service === app);
-    const top = await must(docker, ['top', container.id, '-eo', 'rss,args']);
-    const rssKb = top.split('\n').filter((line) => /node dist\/main\.js/.test(line)).map((line) => Number(line.trim().split(/\s+/)[0]))[0];
+    // docker top needs the pid column in its ps options
+    const top = await must(docker, ['top', container.id, '-eo', 'pid,rss,args']);
+    const rssKb = top.split('\n').filter((line) => /node dist\/main\.js/.test(line)).map((line) => Number(line.trim().split(/\s+/)[1]))[0];
     rows[app] = { imageMB: Math.round(size / 1e5) / 10, idleRssMiB: Math.round((rssKb / 1024) * 10) / 10 };
   }
   // the container's memory as `docker stats` reports it (cgroup usage: RSS plus page cache)
