@@ -455,7 +455,8 @@ async function figures() {
     const container = all.find((c) => c.service === app);
     // docker top needs the pid column in its ps options
     const top = await must(docker, ['top', container.id, '-eo', 'pid,rss,args']);
-    const rssKb = top.split('\n').filter((line) => /node dist\/main\.js/.test(line)).map((line) => Number(line.trim().split(/\s+/)[1]))[0];
+    // the node process itself, not the init (docker-init -- node dist/main.js) in front of it
+    const rssKb = top.split('\n').map((line) => line.trim().split(/\s+/)).filter(([, , cmd, arg]) => /(^|\/)node$/.test(cmd ?? '') && arg === 'dist/main.js').map(([, rss]) => Number(rss))[0];
     rows[app] = { imageMB: Math.round(size / 1e5) / 10, idleRssMiB: Math.round((rssKb / 1024) * 10) / 10 };
   }
   // the container's memory as `docker stats` reports it (cgroup usage: RSS plus page cache)
