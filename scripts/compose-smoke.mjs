@@ -8,8 +8,9 @@
 //      registry answers, the local stand-ins of deploy/compose/offline/build.sh;
 //   3. builds the six service images from the one Dockerfile (the build machine's CA
 //      certificates passed through deploy/compose/certs/);
-//   4. a throw-away env file with random secrets, `compose up -d`, waits for every container to
-//      be healthy;
+//   4. the NATS users (`npm run nats:config -- --out .data/nats-users --with-stack`: the services'
+//      seeds and the "stack" user the seeding signs in as), a throw-away env file with random
+//      secrets, `compose up -d`, waits for every container to be healthy;
 //   5. the demo data (tools/stack/src/compose-seed.ts), the README's curl walkthrough against the
 //      gateway, the payment gateway's signed notification, the order paid and its confirmation
 //      e-mail read from the mail catcher's HTTP API;
@@ -206,6 +207,14 @@ const env = {
   LABEL_SIGNING_KEY: secret(32),
 };
 const envFile = join(workDir, 'smoke.env');
+// docker-compose.yml mounts the NATS users config and gives each service its seed from here
+const natsUsersDir = join(root, '.data', 'nats-users');
+const natsSeed = (user) => readFileSync(join(natsUsersDir, `${user}.nk`), 'utf8').trim();
+
+/** The NATS users (one NKey per service, plus the launcher's "stack" user the demo seeding signs in as). */
+async function natsUsers() {
+  say((await must('npm', ['run', '--silent', 'nats:config', '--', '--out', natsUsersDir, '--with-stack'])).trim());
+}
 const composeFiles = ['-f', join(root, 'docker-compose.yml'), '-f', join(root, 'deploy/compose/smoke.yml')];
 let composeEnv;
 
@@ -312,7 +321,7 @@ async function signIn(gateway, email, password) {
 
 async function walkthrough(urls) {
   const seed = await run('npx', ['tsx', 'tools/stack/src/compose-seed.ts'], {
-    env: { NATS_URL: urls.nats, GATEWAY_URL: urls.gateway, ADMIN_EMAIL: env.ADMIN_EMAIL, ADMIN_PASSWORD: env.ADMIN_PASSWORD, DEMO_PASSWORD },
+    env: { NATS_URL: urls.nats, NATS_NKEY_SEED: natsSeed('stack'), GATEWAY_URL: urls.gateway, ADMIN_EMAIL: env.ADMIN_EMAIL, ADMIN_PASSWORD: env.ADMIN_PASSWORD, DEMO_PASSWORD },
     timeoutMs: 180_000,
   });
   if (!check(seed.code === 0, 'the demo data is seeded through the stack (tools/stack/src/compose-seed.ts)')) throw new Error(seed.out);
@@ -382,12 +391,12 @@ function serviceEnv(app, overrides = {}) {
     NODE_ENV: 'production',
     PORT: String(SERVICES[app]),
     NATS_URL: 'nats://nats:4222',
+    NATS_NKEY_SEED: natsSeed(app),
     IDENTITY_SECRET: env.IDENTITY_SECRET,
     MIGRATE_ON_START: 'true',
     LOG_LEVEL: 'warn',
+    // an empty schema: the probe applies every migration, as a first start does
     DATABASE_URL: `postgresql://postgres:${env.POSTGRES_PASSWORD}@postgres:5432/pasar?schema=probe_${SCHEMAS[app]}`,
-    // its own streams and durable consumers: the probe never takes the stack's messages
-    NATS_NAMESPACE: `probe_${app}`,
   };
   const own = {
     gateway: { ADMIN_EMAIL: env.ADMIN_EMAIL, ADMIN_PASSWORD: env.ADMIN_PASSWORD, METRICS_PORT: '9464' },
@@ -444,16 +453,33 @@ async function figures() {
   for (const app of Object.keys(SERVICES)) {
     const size = Number((await must(docker, ['image', 'inspect', '--format', '{{.Size}}', `pasar-${app}:${tag}`])).trim());
     const container = all.find((c) => c.service === app);
-    const top = await must(docker, ['top', container.id, '-eo', 'rss,args']);
-    const rssKb = top.split('\n').filter((line) => /node dist\/main\.js/.test(line)).map((line) => Number(line.trim().split(/\s+/)[0]))[0];
+    // docker top needs the pid column in its ps options
+    const top = await must(docker, ['top', container.id, '-eo', 'pid,rss,args']);
+    // the node process itself, not the init (docker-init -- node dist/main.js) in front of it
+    const rssKb = top.split('\n').map((line) => line.trim().split(/\s+/)).filter(([, , cmd, arg]) => /(^|\/)node$/.test(cmd ?? '') && arg === 'dist/main.js').map(([, rss]) => Number(rss))[0];
     rows[app] = { imageMB: Math.round(size / 1e5) / 10, idleRssMiB: Math.round((rssKb / 1024) * 10) / 10 };
   }
+  // the container's memory as `docker stats` reports it (cgroup usage: RSS plus page cache)
+  const stats = await must(docker, ['stats', '--no-stream', '--format', '{{.ID}} {{.MemUsage}}', ...Object.keys(SERVICES).map((app) => all.find((c) => c.service === app).id)]);
+  for (const app of Object.keys(SERVICES)) {
+    const line = stats.split('\n').find((l) => all.find((c) => c.service === app).id.startsWith(l.split(' ')[0]));
+    const [amount, unit] = /([\d.]+)\s*([KMG]i?B)/.exec(line ?? '')?.slice(1) ?? [];
+    rows[app].dockerStatsMiB = amount ? Math.round(Number(amount) * { KiB: 1 / 1024, MiB: 1, GiB: 1024 }[unit] * 10) / 10 : null;
+  }
+  for (const app of Object.keys(SERVICES)) {
+    const id = all.find((c) => c.service === app).id;
+    const readOnly = (await must(docker, ['inspect', '--format', '{{.HostConfig.ReadonlyRootfs}}', id])).trim();
+    check(readOnly === 'true', `${app}: the compose container runs with a read-only root filesystem (ReadonlyRootfs ${readOnly})`);
+  }
+  // the probes share the stack's NATS users (the permissions are those of the stack's namespace), so
+  // the stack's services stop first: a probe never takes a message meant for them
+  await composeMust(['stop', ...Object.keys(SERVICES)], { timeoutMs: 180_000 });
   const baseSize = Number((await must(docker, ['image', 'inspect', '--format', '{{.Size}}', images.NODE_IMAGE])).trim());
   for (const app of Object.keys(SERVICES)) rows[app].startToReadyS = Math.round((await startTime(app, net)) / 100) / 10;
   console.log('');
-  console.log(`  service    image MB   above base MB   idle RSS MiB   start -> /readyz (read-only fs)`);
+  console.log(`  service    image MB   above base MB   idle RSS MiB   docker stats MiB   start -> /readyz (read-only fs)`);
   for (const [app, row] of Object.entries(rows)) {
-    console.log(`  ${app.padEnd(10)} ${String(row.imageMB).padStart(8)}   ${String(Math.round((row.imageMB - baseSize / 1e6) * 10) / 10).padStart(13)}   ${String(row.idleRssMiB).padStart(12)}   ${String(row.startToReadyS).padStart(6)} s`);
+    console.log(`  ${app.padEnd(10)} ${String(row.imageMB).padStart(8)}   ${String(Math.round((row.imageMB - baseSize / 1e6) * 10) / 10).padStart(13)}   ${String(row.idleRssMiB).padStart(12)}   ${String(row.dockerStatsMiB).padStart(16)}   ${String(row.startToReadyS).padStart(6)} s`);
   }
   console.log(`  (base ${images.NODE_IMAGE}: ${(baseSize / 1e6).toFixed(1)} MB)\n`);
   for (const [app, row] of Object.entries(rows)) {
@@ -503,6 +529,7 @@ try {
   cleanups.push(async () => {
     await run(docker, ['image', 'rm', ...Object.keys(SERVICES).map((app) => `pasar-${app}:${tag}`)]);
   });
+  await step('NATS users (npm run nats:config)', natsUsers);
   const urls = await step('compose up, every container healthy', upAndWait);
   const placed = await step('README walkthrough to a paid order and its e-mail', () => walkthrough(urls));
   await step('restart checkout, the order is still there', () => restartCheckout(urls, placed));

@@ -2,7 +2,7 @@
  * Seeds the demo data of `npm start` (tools/stack/src/seed.ts) into a docker compose stack, so the
  * README's curl walkthrough runs against it. `npm run compose:smoke` runs it with the stack's NATS
  * published on 127.0.0.1 by deploy/compose/smoke.yml:
- *   NATS_URL=nats://127.0.0.1:14222 GATEWAY_URL=http://127.0.0.1:8080 ADMIN_EMAIL=... \
+ *   NATS_URL=nats://127.0.0.1:14222 NATS_NKEY_SEED=$(cat .data/nats-users/stack.nk) GATEWAY_URL=http://127.0.0.1:8080 ADMIN_EMAIL=... \
  *   ADMIN_PASSWORD=... DEMO_PASSWORD=... npx tsx tools/stack/src/compose-seed.ts
  * Prints the seed's result as one JSON line.
  */
@@ -17,7 +17,14 @@ function required(name: string): string {
 }
 
 async function main(): Promise<void> {
-  const bus = await Bus.connect({ natsUrl: required('NATS_URL'), namespace: '', service: 'stack', log: pino({ level: 'silent' }) });
+  const bus = await Bus.connect({
+    natsUrl: required('NATS_URL'),
+    namespace: '',
+    service: 'stack',
+    log: pino({ level: 'silent' }),
+    // the "stack" user of `npm run nats:config -- --with-stack`
+    auth: { nkeySeed: required('NATS_NKEY_SEED') },
+  });
   try {
     const result = await seedDemoData({
       bus,
