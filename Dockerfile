@@ -36,6 +36,7 @@ COPY package.json package-lock.json ./
 COPY scripts/postinstall.mjs scripts/
 COPY apps/admin/package.json apps/admin/
 COPY apps/b2b/package.json apps/b2b/
+COPY apps/console/package.json apps/console/
 COPY apps/checkout/package.json apps/checkout/
 COPY apps/gateway/package.json apps/gateway/
 COPY apps/notifier/package.json apps/notifier/
