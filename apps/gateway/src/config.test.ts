@@ -29,7 +29,7 @@ describe('gateway config', () => {
   });
 
   it('refuses to start in production with more than one replica and no REDIS_URL, naming REDIS_URL', () => {
-    const production = { ...base, NODE_ENV: 'production' };
+    const production = { ...base, NODE_ENV: 'production', NATS_NKEY_SEED: TEST_NATS_NKEY_SEED };
     expect(() => loadGatewayConfig({ ...production, GATEWAY_REPLICAS: '3' })).toThrow(/REDIS_URL.*GATEWAY_REPLICAS/s);
     expect(loadGatewayConfig({ ...production, GATEWAY_REPLICAS: '3', REDIS_URL: 'redis://redis:6379' }).GATEWAY_REPLICAS).toBe(3);
     expect(loadGatewayConfig(production).GATEWAY_REPLICAS).toBe(1);
