@@ -58,7 +58,16 @@ export class LiveFeed {
   /** Each stream's first and last sequence right now. */
   async bounds(): Promise<Record<FeedStream, StreamBounds>> {
     const jsm = await this.bus.jsm;
-    const infos = await Promise.all(FEED_STREAMS.map((stream) => jsm.streams.info(this.bus.naming.stream(stream))));
+    // a stream not created yet holds nothing
+    const empty = { state: { first_seq: 0, last_seq: 0 } };
+    const infos = await Promise.all(
+      FEED_STREAMS.map((stream) =>
+        jsm.streams.info(this.bus.naming.stream(stream)).catch((err: unknown) => {
+          if (isStreamNotFound(err)) return empty;
+          throw err;
+        }),
+      ),
+    );
     return Object.fromEntries(
       FEED_STREAMS.map((stream, i) => [stream, { firstSeq: infos[i].state.first_seq, lastSeq: infos[i].state.last_seq }]),
     ) as Record<FeedStream, StreamBounds>;
@@ -103,10 +112,48 @@ export class LiveFeed {
     return all.size;
   }
 
+  /**
+   * Follows `stream` from its end. With NATS users each service creates only its own streams, so
+   * on a first start the gateway may be up before checkout and vendor: a stream not there yet is
+   * followed in the background from its first message once it exists (start does not wait).
+   */
   private async follow(stream: FeedStream): Promise<void> {
     const jsm = await this.bus.jsm;
     const name = this.bus.naming.stream(stream);
-    const { state } = await jsm.streams.info(name);
+    const state = await jsm.streams.info(name).then(
+      (info) => info.state,
+      (err: unknown) => {
+        if (!isStreamNotFound(err)) throw err;
+        return undefined;
+      },
+    );
+    if (!state) {
+      this.log.info({ stream: name }, 'live feed: stream not created yet; following it once it exists');
+      void this.followWhenCreated(stream);
+      return;
+    }
+    await this.consumeFrom(stream, state.last_seq + 1);
+  }
+
+  private async followWhenCreated(stream: FeedStream): Promise<void> {
+    const jsm = await this.bus.jsm;
+    const name = this.bus.naming.stream(stream);
+    while (!this.stopped) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      try {
+        await jsm.streams.info(name);
+        // every message the stream holds arrived after the feed started: read them all
+        if (!this.stopped) await this.consumeFrom(stream, 1);
+        return;
+      } catch (err) {
+        if (!isStreamNotFound(err)) this.log.warn({ err, stream: name }, 'live feed: waiting for the stream failed; trying again');
+      }
+    }
+  }
+
+  private async consumeFrom(stream: FeedStream, startSeq: number): Promise<void> {
+    const name = this.bus.naming.stream(stream);
+    const state = { last_seq: startSeq - 1 };
     // an ordered consumer resets itself after a disconnect and goes on after the last sequence it saw
     const consumer = await this.bus.js.consumers.get(name, {
       filter_subjects: this.bus.naming.subject(FEED_FILTERS[stream]),
@@ -155,4 +202,9 @@ export class LiveFeed {
       return undefined;
     }
   }
+}
+
+/** JetStream's answer for a stream that does not exist (yet). */
+function isStreamNotFound(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'StreamNotFoundError' || /stream not found/i.test(err.message));
 }
