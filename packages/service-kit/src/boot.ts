@@ -13,6 +13,9 @@ import { leanRouter, type LeanRoute, type LeanRouter } from './lean';
 import { registerWorkerMetrics, startPeriodic, type Worker } from './periodic';
 import { createService, type RunningServer, type Service, type ServiceOptions } from './service';
 
+/** Migrations of an empty schema on a loaded machine: generous, yet a hung database still stops the start. */
+const MIGRATION_DEADLINE_MS = 10 * 60_000;
+
 /** What a Prisma client offers that the kit needs (structural: every service's client fits). */
 export interface PrismaLike {
   $queryRawUnsafe(query: string): Promise<unknown>;
@@ -83,8 +86,14 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
   const { name, config, prisma } = options;
   const log = options.log ?? createLogger(name, config.LOG_LEVEL);
   if (config.MIGRATE_ON_START) {
-    const { applied } = await withDependency('DATABASE_URL', 'migrating the schema', () =>
-      migrateServiceSchema({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir }),
+    // the deadline is for reaching PostgreSQL; the migrations themselves take as long as they take
+    // (an empty schema on a busy machine needs more than the deadline)
+    await withDependency('DATABASE_URL', 'connecting to PostgreSQL', () => (prisma as PrismaLike & RawSql).$queryRawUnsafe('SELECT 1'));
+    const { applied } = await withDependency(
+      'DATABASE_URL',
+      'migrating the schema',
+      () => migrateServiceSchema({ databaseUrl: config.DATABASE_URL, migrationsDir: options.migrationsDir }),
+      MIGRATION_DEADLINE_MS,
     );
     if (applied.length) log.info({ applied }, 'migrations applied');
   }
