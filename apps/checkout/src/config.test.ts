@@ -1,7 +1,8 @@
 import { ConfigError, DEV_IDENTITY_SECRET, loadConfig } from '@pasar/service-kit';
+import { TEST_NATS_NKEY_SEED } from '@pasar/testkit';
 import { DEV_PAYMENT_SECRETS, checkoutConfigSchema } from './config';
 
-const PRODUCTION = { NODE_ENV: 'production', IDENTITY_SECRET: 'a-production-identity-secret-32ch' };
+const PRODUCTION = { NODE_ENV: 'production', IDENTITY_SECRET: 'a-production-identity-secret-32ch', NATS_NKEY_SEED: TEST_NATS_NKEY_SEED };
 const REAL_KEYS = { PAYMENT_MERCHANT_ID: 'shop_live', PAYMENT_VERIFY_KEY: 'live-verify-key-1', PAYMENT_SECRET_KEY: 'live-secret-key-1' };
 
 function configError(env: Record<string, string>): string {
