@@ -78,7 +78,7 @@ export async function deliver(deps: DeliveryDeps, message: EmailMessage): Promis
         const sent = await mailer.send({
           messageId: message.messageId,
           template: message.template,
-          to: { name: message.vars.fullName, address: message.to },
+          to: { name: 'fullName' in message.vars ? message.vars.fullName : message.vars.storeName, address: message.to },
           ...rendered,
         });
         const row = await tx.emailLog.update({
