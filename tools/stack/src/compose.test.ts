@@ -295,7 +295,7 @@ describe('Dockerfile (one for the six services)', () => {
       expect(manifest.name).toBe(`@pasar/${app.name}`);
     }
     expect(dockerfile).toMatch(/^COPY apps\/\$\{APP\} apps\/\$\{APP\}$/m);
-    expect(dockerfile).toMatch(/^RUN \. \/tmp\/ca-env\.sh && npm run build -w @pasar\/\$\{APP\} && node scripts\/bundle-service\.mjs \$\{APP\} \/out$/m);
+    expect(dockerfile).toMatch(/^RUN \. \/tmp\/ca-env\.sh && npm run build -w @pasar\/\$\{APP\} && node scripts\/bundle-service\.mjs \$\{APP\} \/out /m);
     expect(existsSync(join(ROOT, 'scripts', 'bundle-service.mjs'))).toBe(true);
   });
 
@@ -310,6 +310,19 @@ describe('Dockerfile (one for the six services)', () => {
     expect(runtime).toMatch(/PASAR_APP=\$\{APP\}/);
     expect(runtime).toMatch(/^HEALTHCHECK [\s\S]*CMD \["node", "dist\/healthcheck\.js"\]$/m);
     expect(runtime).toContain('CMD ["node", "dist/main.js"]');
+  });
+
+  test("the gateway's image carries the console's build and serves it from CONSOLE_DIR", () => {
+    expect(dockerfile).toMatch(/^COPY apps\/console apps\/console$/m);
+    expect(dockerfile).toMatch(/if \[ "\$APP" = gateway \]; then npm run build -w @pasar\/console && cp -r apps\/console\/dist \/out\/console; fi$/m);
+    const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
+    expect(runtime).toMatch(/CONSOLE_DIR=\/app\/console/);
+  });
+
+  test('gives the healthcheck 15 s and hands freed memory back to the system', () => {
+    const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
+    expect(runtime).toMatch(/^HEALTHCHECK --interval=5s --timeout=15s /m);
+    expect(runtime).toMatch(/MALLOC_TRIM_THRESHOLD_=131072/);
   });
 
   test('takes extra CA certificates from deploy/compose/certs in the build stage', () => {

@@ -113,6 +113,7 @@ describe('pure parts', () => {
       IDENTITY_SECRET: SECRET,
       LOG_LEVEL: 'warn',
       MIGRATE_ON_START: 'true',
+      MALLOC_TRIM_THRESHOLD_: '131072',
       CHECKOUT_URL: 'http://127.0.0.1:2',
       B2B_URL: 'http://127.0.0.1:3',
       VENDOR_URL: 'http://127.0.0.1:4',
