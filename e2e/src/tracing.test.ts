@@ -131,6 +131,16 @@ describe('traces across HTTP and NATS', () => {
         // the vendor's consumer span continues the trace (it has a parent in it)
         const consumer = submitSpans.find((s) => s.service === 'vendor' && s.name === 'checkout.order.created process') as ReceivedSpan;
         expect(consumer.parentSpanId).toBeDefined();
+        // one trace from the door: checkout's HTTP server span is a child of a gateway span
+        const fromDoor = await traceWith(submitTrace as string, {
+          gateway: (g) => receiver.spans.some((c) => c.service === 'checkout' && c.parentSpanId === g.spanId),
+        });
+        const gatewaySpanIds = new Set(fromDoor.filter((s) => s.service === 'gateway').map((s) => s.spanId));
+        const checkoutRoots = fromDoor.filter((s) => s.service === 'checkout' && !fromDoor.some((p) => p.service === 'checkout' && p.spanId === s.parentSpanId));
+        expect(checkoutRoots.length).toBeGreaterThan(0);
+        for (const root of checkoutRoots) expect(gatewaySpanIds.has(root.parentSpanId as string)).toBe(true);
+        // and vendor's consumer span has a checkout span as its parent
+        expect(submitSpans.some((s) => s.service === 'checkout' && s.spanId === consumer.parentSpanId)).toBe(true);
 
         const paid = await shopper.client.post(`${API}/checkout/payment/initiate/${placed.body.orderId}`);
         expect(paid.status).toBe(200);

@@ -17,8 +17,9 @@ export interface TracingHandle {
 
 export interface TracingOptions {
   /**
-   * Whether an inbound HTTP `traceparent` continues the caller's trace. The gateway (the public
-   * door) starts its own unless TRACE_TRUST_INBOUND=true; the services behind it trust the gateway's.
+   * Whether an inbound HTTP `traceparent` continues the caller's trace (default true). The gateway
+   * (the public door) passes false unless TRACE_TRUST_INBOUND=true and starts its own; the services
+   * behind it keep the default and continue the gateway's, so its spans are their parents.
    */
   trustInbound?: boolean;
 }
@@ -48,7 +49,7 @@ export async function startTracing(service: string, options: TracingOptions = {}
   const w3c = new W3CTraceContextPropagator();
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME?.trim() || service,
-    textMapPropagator: options.trustInbound ? w3c : new NotFromHttpRequests(w3c),
+    textMapPropagator: options.trustInbound === false ? new NotFromHttpRequests(w3c) : w3c,
     instrumentations: [
       new HttpInstrumentation({
         // no span for probes and scrapes
