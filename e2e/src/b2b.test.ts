@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { callRpc } from '@pasar/bus';
 import { b2bReserveRequests } from '@pasar/contracts';
-import { DEMO_B2B_ADMIN_EMAIL, DEMO_B2B_STAFF_EMAIL, seedB2bDemo } from '@pasar/stack';
+import { DEMO_B2B_ADMIN_EMAIL, DEMO_B2B_STAFF_EMAIL, liveProductBody, seedB2bDemo } from '@pasar/stack';
 import { waitFor, type TestBus } from '@pasar/testkit';
 import { connectBus } from './support/bus';
 import { openStore, pollUntil, type E2eStore } from './support/commerce';
@@ -233,6 +233,43 @@ describe('B2B through the gateway', () => {
       await pollUntil<{ status: string }>(staff.client, `/b2b/purchase-requests/${requestId}`, (r) => r.status === 'approved', 20_000);
       const placed = await b2bSubmit(finance.client, { purchaseRequestIds: [requestId] });
       expect(placed.status).toBe(201);
+    }),
+    120_000,
+  );
+
+  test(
+    'the vendor raises a price after approval: submit 409 price_changed, the request is approved again at the new price, the order placed at it',
+    withLogs(env, async () => {
+      const e2e = env();
+      const { owner, companyId, finance, staff } = world!;
+      const raisedStore = await openStore(e2e, testBus!, { basePrice: '40.00', stock: 50 }, 5);
+      const raised = await raisedAndApproved(staff, owner, companyId, raisedStore.productId, 2);
+      const unchanged = await raisedAndApproved(staff, owner, companyId, store!.productId, 1);
+      const update = await raisedStore.vendor.put(`${API}/vendor/products/${raisedStore.productId}`, liveProductBody({ name: 'Kopi Tenom (new season)', basePrice: '45.50', stock: 50 }));
+      expect(update.status).toBe(200);
+      const key = `b2b-e2e-price-${randomUUID()}`;
+      const refused = await b2bSubmit(finance.client, { purchaseRequestIds: [raised, unchanged] }, key);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({
+        code: 'price_changed',
+        errors: [{ path: ['purchaseRequestIds', raised], code: 'price_changed', approvedPrice: '40.00', currentPrice: '45.50' }],
+      });
+      // nothing placed; the changed request awaits its approver at the new price, the other is approved again
+      expect((await staff.client.get(`${API}/b2b/purchase-requests/${raised}`)).body).toMatchObject({ status: 'pending', unit_price: '45.50' });
+      expect((await staff.client.get(`${API}/b2b/purchase-requests/${unchanged}`)).body).toMatchObject({ status: 'approved', unit_price: PRICE });
+      expect((await b2bSubmit(finance.client, { purchaseRequestIds: [raised, unchanged] }, key)).status).toBe(409);
+
+      expect((await owner.client.post(`${API}/b2b/purchase-requests/${raised}/approve`)).status).toBe(204);
+      const placed = await b2bSubmit(finance.client, { purchaseRequestIds: [raised, unchanged] }, key);
+      expect(placed.status).toBe(201);
+      // 2 × 45.50 + 5.00 shipping, 1 × 125.40 + 7.00 shipping
+      expect(placed.body.total).toBe('228.40');
+      for (const id of [raised, unchanged]) {
+        const request = await pollUntil<{ status: string; order_id: string | null }>(staff.client, `/b2b/purchase-requests/${id}`, (r) => r.status === 'paid');
+        expect(request.order_id).toBe(placed.body.orderId);
+      }
+      const detail = await owner.client.get<{ subOrders: { items: { unitPrice: string }[] }[] }>(`${API}/b2b/orders/${placed.body.orderId}`);
+      expect(detail.body.subOrders.flatMap((s) => s.items.map((i) => i.unitPrice)).sort()).toEqual([PRICE, '45.50']);
     }),
     120_000,
   );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { orderStatusSchema } from './commerce';
+import { moneyString, orderStatusSchema } from './commerce';
 import { postalAddress } from './http/common';
 import { orderDetail } from './http/orders';
 import { defineEvent, defineRpc } from './messaging';
@@ -62,10 +62,19 @@ export const b2bReserveRequests = defineRpc(
 /**
  * checkout's B2B submit failed after reserving: of the requests this call reserved (`reserved` of
  * its reserve answer), those still checkout_pending under this reservation become approved again.
+ * `repriced`: the requests whose catalog price is no longer the approved one (the submit answered
+ * 409 `price_changed`): those go back to `pending` at the current price, for their approver to see.
  */
 export const b2bReleaseRequests = defineRpc(
   'rpc.b2b.release_requests',
-  z.object({ reservationId: z.uuid(), purchaseRequestIds: z.array(z.uuid()).min(1).max(50) }),
+  z.object({
+    reservationId: z.uuid(),
+    purchaseRequestIds: z.array(z.uuid()).min(1).max(50),
+    repriced: z
+      .array(z.object({ purchaseRequestId: z.uuid(), unitPrice: moneyString }))
+      .max(50)
+      .optional(),
+  }),
   z.object({ released: z.number().int() }),
 );
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import express from 'express';
 import pino from 'pino';
-import { createLogger } from './logger';
+import { createLogger, redactUrl } from './logger';
 import { requestLineLogger, requestLogger, requestLogLevel } from './request-log';
 
 /** Every line logged, parsed. */
@@ -87,6 +87,32 @@ describe('request log', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("a label link's signature (issue 24)", () => {
+  const link = '/shipment-labels/0b6f2d1e-3c4a-4f5b-8a9c-1d2e3f405162?expires=1893456000&signature=label-signature-value';
+
+  test('the request log of a refused link keeps its URL but not its signature', async () => {
+    const app = await serve('warn');
+    try {
+      // a refused link (expired or tampered: admin refuses it) is logged at warn with its URL
+      const lines = await app.call('/refused?expires=1893456000&signature=label-signature-value', 2);
+      expect(lines.at(-1)).toMatchObject({ req: { url: '/refused?expires=1893456000&signature=[Redacted]' }, res: { statusCode: 404 } });
+      expect(JSON.stringify(lines)).not.toContain('label-signature-value');
+    } finally {
+      await app.close();
+    }
+    expect(redactUrl(link)).toBe('/shipment-labels/0b6f2d1e-3c4a-4f5b-8a9c-1d2e3f405162?expires=1893456000&signature=[Redacted]');
+    expect(redactUrl('/x?Signature=ABC&page=2')).toBe('/x?Signature=[Redacted]&page=2');
+  });
+
+  test('a logged object naming the signature (top level or nested) has it redacted', () => {
+    const log = new CapturedLog();
+    const logger = createLogger('test', 'info', log);
+    logger.info({ signature: 'label-signature-value', label: { signature: 'label-signature-value', expires: 1 } }, 'label link');
+    expect(log.lines[0]).toMatchObject({ signature: '[Redacted]', label: { signature: '[Redacted]', expires: 1 } });
+    expect(JSON.stringify(log.lines)).not.toContain('label-signature-value');
   });
 });
 

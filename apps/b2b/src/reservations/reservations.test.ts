@@ -73,6 +73,41 @@ describe('rpc.b2b.reserve_requests / release_requests', () => {
     expect(await callRpc(t.peer.bus, b2bReleaseRequests, { reservationId, purchaseRequestIds: [a, b] })).toEqual({ released: 0 });
   });
 
+  test('a release with repriced requests: those go back to pending at the new price with the review cleared, the others to approved; the approver approves again', async () => {
+    const t = env();
+    const company = await givenApprovedCompany(t);
+    const raised = await givenApprovedRequest(t, company);
+    const same = await givenApprovedRequest(t, company);
+    const reservationId = randomUUID();
+    const held = await reserve(t, { reservationId, userId: company.members.finance.userId, purchaseRequestIds: [raised, same] });
+    const approvedAt = held.lines.find((l) => l.purchaseRequestId === raised)!.unitPrice;
+    const released = await callRpc(t.peer.bus, b2bReleaseRequests, {
+      reservationId,
+      purchaseRequestIds: [raised, same],
+      repriced: [
+        { purchaseRequestId: raised, unitPrice: '999.99' },
+        { purchaseRequestId: same, unitPrice: held.lines.find((l) => l.purchaseRequestId === same)!.unitPrice },
+      ],
+    });
+    expect(released).toEqual({ released: 2 });
+    const rows = await t.b2b.prisma.purchaseRequest.findMany({ where: { id: { in: [raised, same] } } });
+    const row = (id: string) => rows.find((r) => r.id === id)!;
+    expect(row(raised)).toMatchObject({ status: 'pending', reviewerId: null, reviewedAt: null, reservationId: null, reservedAt: null });
+    expect(row(raised).unitPrice.toFixed(2)).toBe('999.99');
+    expect(row(raised).reviewNote).toBe(`the price changed from ${approvedAt} to 999.99 after approval`);
+    expect(row(same)).toMatchObject({ status: 'approved', reservationId: null });
+    expect(row(same).reviewerId).not.toBeNull();
+    // the approver sees the new price and approves it; it can then be checked out at it
+    const listed = await t.call('GET', `/b2b/purchase-requests/${raised}`, company.members.approver);
+    expect(listed.body).toMatchObject({ status: 'pending', unit_price: '999.99' });
+    await t.call('POST', `/b2b/purchase-requests/${raised}/approve`, company.members.approver).then((r) => expect(r.status).toBe(204));
+    const again = await reserve(t, { userId: company.members.finance.userId, purchaseRequestIds: [raised] });
+    expect(again.lines).toEqual([expect.objectContaining({ purchaseRequestId: raised, unitPrice: '999.99' })]);
+    // a repeat of the release, or a repriced request this reservation no longer holds, changes nothing
+    expect(await callRpc(t.peer.bus, b2bReleaseRequests, { reservationId, purchaseRequestIds: [raised, same], repriced: [{ purchaseRequestId: raised, unitPrice: '1.00' }] })).toEqual({ released: 0 });
+    expect(await statusOf(t, raised)).toBe('checkout_pending');
+  });
+
   test('refusals: staff/approver forbidden, another company or unknown not_found, pending not_approved, no TIN tax_incomplete; nothing held', async () => {
     const t = env();
     const company = await givenApprovedCompany(t);

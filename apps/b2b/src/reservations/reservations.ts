@@ -4,7 +4,7 @@ import { startPeriodic, type PeriodicWorker } from '@pasar/service-kit';
 import { now, type B2bDeps } from '../deps';
 import type { PrismaClient, PurchaseRequest } from '../generated/prisma/client';
 import { taxGate, type Refusal } from '../members/rules';
-import { planReservation, reservationCutoff, reservationReleasable } from './rules';
+import { planReservation, releaseTargets, reservationCutoff, reservationReleasable } from './rules';
 
 type Deps = Pick<B2bDeps, 'prisma' | 'clock'>;
 type SweepDeps = Deps & Pick<B2bDeps, 'bus' | 'log'>;
@@ -73,15 +73,45 @@ export async function reserveRequests(deps: Deps, input: ReserveInput): Promise<
 
 /**
  * The compensation of B2B submit: of the given requests (those the failed call reserved), the ones
- * still checkout_pending under this reservation become approved again. Confirmed (paid) requests,
- * and requests the call did not reserve, are untouched.
+ * still checkout_pending under this reservation become approved again, but those `repriced`
+ * (409 `price_changed`: their catalog price is not the approved one) go back to pending at the
+ * current price, their review cleared and the change in its note, for their approver to see
+ * (releaseTargets). One transaction, the rows locked in id order. Confirmed (paid) requests, and
+ * requests the call did not reserve, are untouched.
  */
-export async function releaseRequests(deps: Deps, reservationId: string, purchaseRequestIds: readonly string[]): Promise<number> {
-  const released = await deps.prisma.purchaseRequest.updateMany({
-    where: { reservationId, id: { in: [...purchaseRequestIds] }, status: 'checkout_pending' },
-    data: { status: 'approved', reservationId: null, reservedAt: null, updatedAt: now(deps) },
+export async function releaseRequests(
+  deps: Deps,
+  reservationId: string,
+  purchaseRequestIds: readonly string[],
+  repriced: readonly { purchaseRequestId: string; unitPrice: string }[] = [],
+): Promise<number> {
+  const at = now(deps);
+  const freed = { reservationId: null, reservedAt: null, updatedAt: at };
+  return deps.prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ id: string; unitPrice: string }[]>`
+      SELECT id, unit_price::text AS "unitPrice" FROM purchase_request
+      WHERE id = ANY(${[...new Set(purchaseRequestIds)].sort()}::uuid[]) AND reservation_id = ${reservationId}::uuid AND status = 'checkout_pending'
+      ORDER BY id FOR UPDATE`;
+    const targets = releaseTargets(rows, repriced);
+    const approved = targets.filter((target) => target.status === 'approved').map((target) => target.id);
+    if (approved.length > 0) await tx.purchaseRequest.updateMany({ where: { id: { in: approved } }, data: { status: 'approved', ...freed } });
+    for (const target of targets) {
+      if (target.status !== 'pending') continue;
+      const was = rows.find((row) => row.id === target.id)!.unitPrice;
+      await tx.purchaseRequest.update({
+        where: { id: target.id },
+        data: {
+          status: 'pending',
+          unitPrice: target.unitPrice,
+          reviewerId: null,
+          reviewedAt: null,
+          reviewNote: `the price changed from ${was} to ${target.unitPrice} after approval`,
+          ...freed,
+        },
+      });
+    }
+    return targets.length;
   });
-  return released.count;
 }
 
 /**
@@ -143,8 +173,8 @@ export function reservationResponders(bus: Bus, prisma: PrismaClient) {
       if (!result.ok) throw new RpcRefusal(result.code, result.detail);
       return result.reservation;
     }),
-    serveRpc(bus, b2bReleaseRequests, async ({ reservationId, purchaseRequestIds }) => ({
-      released: await releaseRequests({ prisma }, reservationId, purchaseRequestIds),
+    serveRpc(bus, b2bReleaseRequests, async ({ reservationId, purchaseRequestIds, repriced }) => ({
+      released: await releaseRequests({ prisma }, reservationId, purchaseRequestIds, repriced),
     })),
   ];
 }

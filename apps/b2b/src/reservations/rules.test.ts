@@ -1,4 +1,4 @@
-import { planReservation, reservationExpired, reservationReleasable } from './rules';
+import { planReservation, releaseTargets, reservationExpired, reservationReleasable } from './rules';
 
 describe('reservation rules', () => {
   const row = (id: string, status: 'approved' | 'pending' | 'checkout_pending' | 'paid', reservationId: string | null = null, companyId = 'c') => ({ id, companyId, status, reservationId });
@@ -35,5 +35,38 @@ describe('releasing an expired reservation', () => {
     expect(reservationReleasable(null)).toBe(true);
     for (const status of ['cancelled', 'expired', 'payment_failed'] as const) expect(reservationReleasable(status)).toBe(true);
     for (const status of ['pending_payment', 'paid', 'shipped', 'delivered'] as const) expect(reservationReleasable(status)).toBe(false);
+  });
+});
+
+describe('releaseTargets: a price that changed since approval sends the request back to its approver', () => {
+  const row = (id: string, unitPrice: string) => ({ id, unitPrice });
+  test.each([
+    ['not repriced', '249.90', null, { status: 'approved' }],
+    ['repriced up', '249.90', '259.90', { status: 'pending', unitPrice: '259.90' }],
+    ['repriced down', '249.90', '199.00', { status: 'pending', unitPrice: '199.00' }],
+    ['repriced to a cent more', '249.90', '249.91', { status: 'pending', unitPrice: '249.91' }],
+    ['"repriced" at the approved price', '249.90', '249.90', { status: 'approved' }],
+    ['the same amount written otherwise', '10.50', '10.5', { status: 'approved' }],
+    ['a new price written without cents', '10.50', '12', { status: 'pending', unitPrice: '12.00' }],
+  ])('%s', (_case, approved, current, target) => {
+    const repriced = current === null ? [] : [{ purchaseRequestId: 'a', unitPrice: current }];
+    expect(releaseTargets([row('a', approved)], repriced)).toEqual([{ id: 'a', ...target }]);
+  });
+
+  test('each row on its own: the unchanged ones of the submit go back to approved; a repriced id not released is ignored', () => {
+    expect(
+      releaseTargets(
+        [row('a', '1.00'), row('b', '2.00'), row('c', '3.00')],
+        [
+          { purchaseRequestId: 'b', unitPrice: '2.50' },
+          { purchaseRequestId: 'z', unitPrice: '9.00' },
+        ],
+      ),
+    ).toEqual([
+      { id: 'a', status: 'approved' },
+      { id: 'b', status: 'pending', unitPrice: '2.50' },
+      { id: 'c', status: 'approved' },
+    ]);
+    expect(releaseTargets([], [{ purchaseRequestId: 'a', unitPrice: '1.00' }])).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import type { B2bRole, OrderStatus, PurchaseRequestStatus } from '@pasar/contracts';
+import { Prisma } from '../generated/prisma/client';
 import { BUYERS, type Refusal } from '../members/rules';
 
 export interface HeldRow {
@@ -49,3 +50,23 @@ const ENDED_UNPAID: readonly OrderStatus[] = ['cancelled', 'expired', 'payment_f
 
 /** Whether an expired reservation may be released, given the status of the order it placed (null: none). */
 export const reservationReleasable = (orderStatus: OrderStatus | null): boolean => orderStatus === null || ENDED_UNPAID.includes(orderStatus);
+
+/** Where a released request goes: back to `approved`, or to `pending` at the catalog's price now. */
+export type ReleaseTarget = { id: string; status: 'approved' } | { id: string; status: 'pending'; unitPrice: string };
+
+/**
+ * What a release does with each request it frees (DESIGN §6): a request checkout repriced (its
+ * catalog price is no longer the approved one: the submit answered 409 `price_changed`) goes back
+ * to `pending` at the new price, so its approver sees and approves what the vendor now asks;
+ * every other one (and one "repriced" at the very price it was approved at) to `approved`.
+ * Prices compare as amounts ("10.5" is "10.50").
+ */
+export function releaseTargets(rows: readonly { id: string; unitPrice: string }[], repriced: readonly { purchaseRequestId: string; unitPrice: string }[]): ReleaseTarget[] {
+  const priceNow = new Map(repriced.map((r) => [r.purchaseRequestId, r.unitPrice]));
+  return rows.map((row) => {
+    const current = priceNow.get(row.id);
+    return current !== undefined && !new Prisma.Decimal(current).equals(row.unitPrice)
+      ? { id: row.id, status: 'pending', unitPrice: new Prisma.Decimal(current).toFixed(2) }
+      : { id: row.id, status: 'approved' };
+  });
+}

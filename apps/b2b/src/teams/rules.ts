@@ -1,4 +1,5 @@
 import type { B2bRole } from '@pasar/contracts';
+import type { MembershipStatus } from '../generated/prisma/client';
 import { INVITERS, type Allowed, type Refusal } from '../members/rules';
 
 type MemberState = { companyId: string; status: 'pending' | 'active' | 'inactive' };
@@ -59,3 +60,12 @@ export function mayRemoveMember(
   }
   return { ok: true };
 }
+
+/**
+ * The memberships the team list shows: active ones only. An invite writes a pending membership
+ * only for some e-mails (a customer free to join), none for a vendor, an administrator or a
+ * person active elsewhere; listing pending rows would tell the inviter which kind of account an
+ * e-mail belongs to (issue 24). The cost: an inviter neither sees nor withdraws a pending invite;
+ * it ends when the person declines it, or the inviter removes them once they joined.
+ */
+export const LISTED_MEMBER_STATUSES: readonly MembershipStatus[] = ['active'];

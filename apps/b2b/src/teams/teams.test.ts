@@ -24,10 +24,11 @@ describe('POST /b2b/{companyId}/team', () => {
     expect(JSON.stringify(outbox.map((row) => row.payload))).not.toContain(password);
     expect((await outboxEvents(t, notifyEmailRequested)).some((e) => e.to === 'new.buyer@example.test')).toBe(false);
 
-    // the team lists the pending member, newest first
+    // the team lists active members only: a pending invite is not shown (it would reveal the kind of account)
     const team = await t.call('GET', `/b2b/${company.companyId}/team`, company.members.staff);
-    expect(team.body[0]).toMatchObject({ userId: res.body.userId, status: 'pending', b2bRole: 'finance', email: 'new.buyer@example.test' });
-    expect(team.body).toHaveLength(5);
+    expect(team.body.map((m: { userId: string }) => m.userId)).not.toContain(res.body.userId);
+    expect(team.body).toHaveLength(4);
+    expect(team.body.every((m: { status: string }) => m.status === 'active')).toBe(true);
     expect((await t.call('GET', `/b2b/${company.companyId}/team?limit=2`, company.owner)).body).toHaveLength(2);
 
     // a pending member is refused until account setup, then active
@@ -43,6 +44,10 @@ describe('POST /b2b/{companyId}/team', () => {
     expect(member).toMatchObject({ status: 'active', mustChangePassword: false });
     expect(member.joinedAt?.toISOString()).toBe(setup.data.completedAt);
     expect((await t.call('GET', '/b2b/context', { userId: res.body.userId, role: 'customer' })).body).toMatchObject({ role: 'finance', memberStatus: 'active' });
+    // once active, listed, newest first
+    const joined = await t.call('GET', `/b2b/${company.companyId}/team`, company.members.staff);
+    expect(joined.body).toHaveLength(5);
+    expect(joined.body[0]).toMatchObject({ userId: res.body.userId, status: 'active', b2bRole: 'finance', email: 'new.buyer@example.test' });
   });
 
   test('an existing customer gets a pending invitation (e-mail linking to it) and joins only by accepting it', async () => {
@@ -96,7 +101,7 @@ describe('POST /b2b/{companyId}/team', () => {
     expect(await t.call('POST', `/b2b/invitations/${again.id}/accept`, customer(person.id))).toMatchObject({ status: 409, body: { code: 'already_in_company' } });
   });
 
-  test('the answer is the same whatever the e-mail belongs to: new, customer, member elsewhere, vendor, administrator; nothing written for the last three', async () => {
+  test('the answer and the team list are the same whatever the e-mail belongs to: new, customer, member elsewhere, vendor, administrator; nothing written for the last three', async () => {
     const t = env();
     const company = await givenApprovedCompany(t);
     const other = await givenApprovedCompany(t);
@@ -104,10 +109,17 @@ describe('POST /b2b/{companyId}/team', () => {
     const vendor = t.peers.addUser({ email: 'vendor@example.test', role: 'vendor' });
     const adminUser = t.peers.addUser({ email: 'admin@example.test', role: 'admin' });
     t.peers.addUser({ email: 'customer@example.test' });
+    const teamList = async () => {
+      const res = await t.call('GET', `/b2b/${company.companyId}/team`, company.owner);
+      return { status: res.status, body: res.body };
+    };
+    const before = await teamList();
     const answers = [];
     for (const email of ['fresh@example.test', 'customer@example.test', otherStaff.email, 'vendor@example.test', 'admin@example.test']) {
       const res = await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email, fullName: 'X', b2bRole: 'staff' });
       answers.push({ status: res.status, keys: Object.keys(res.body).sort(), status2: res.body.status, email: res.body.email === email });
+      // the team list after each invite is the list before it: nothing tells the inviter what the e-mail is
+      expect(await teamList()).toEqual(before);
     }
     expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
     expect(answers[0]).toEqual({ status: 202, keys: ['email', 'status'], status2: 'pending', email: true });

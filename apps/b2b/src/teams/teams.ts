@@ -17,7 +17,7 @@ import type { CompanyMember, PrismaClient } from '../generated/prisma/client';
 import type { Membership } from '../members/access';
 import { rememberUser, userNames, type UserNames } from '../users/users';
 import { INVITERS } from '../members/rules';
-import { inviteAllowance, invitable, INVITE_WINDOW_MS, inviteIdempotencyKey, invitationsUrl, mayRemoveMember, setupUrl } from './rules';
+import { inviteAllowance, invitable, INVITE_WINDOW_MS, inviteIdempotencyKey, invitationsUrl, LISTED_MEMBER_STATUSES, mayRemoveMember, setupUrl } from './rules';
 
 type Deps = Pick<B2bDeps, 'prisma' | 'bus' | 'config' | 'log' | 'clock'>;
 
@@ -200,10 +200,10 @@ async function createCustomer(bus: Bus, companyId: string, body: InviteTeamMembe
   }
 }
 
-/** GET /b2b/{companyId}/team: the members (not removed), newest first, paged. */
+/** GET /b2b/{companyId}/team: the active members (LISTED_MEMBER_STATUSES: no invitation), newest first, paged. */
 export async function listTeam(deps: Deps, membership: Membership, page: ListQuery): Promise<TeamMember[]> {
   const members = await deps.prisma.companyMember.findMany({
-    where: { companyId: membership.company.id, status: { in: ['pending', 'active'] } },
+    where: { companyId: membership.company.id, status: { in: [...LISTED_MEMBER_STATUSES] } },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     skip: (page.page - 1) * page.limit,
     take: page.limit,

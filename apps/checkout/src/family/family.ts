@@ -2,7 +2,7 @@ import type { CreateFamilyBody, FamilyAddressBody } from '@pasar/contracts';
 import { conflict, notFound } from '@pasar/service-kit';
 import type { FamilyAccount, FamilyMember, PrismaClient } from '../generated/prisma/client';
 import { currentMembership, familyOwnedBy, lockFamilyKeys, userLock, type FamilyMembership } from './membership';
-import { CURRENT_MEMBERSHIP, ownerFirst } from './rules';
+import { CURRENT_MEMBERSHIP, LISTED_MEMBERSHIP, ownerFirst } from './rules';
 import { systemClock } from '../deps';
 
 /** What the family use cases need. */
@@ -53,7 +53,7 @@ export async function createFamily({ prisma, clock = systemClock }: FamilyDeps, 
   });
 }
 
-/** The caller's family (as its owner or a pending or active member) with its current members; 404 when none. */
+/** The caller's family (as its owner or a pending or active member) with its active members (LISTED_MEMBERSHIP); 404 when none. */
 export async function getFamily({ prisma }: FamilyDeps, userId: string): Promise<FamilyView> {
   const membership = await currentMembership(prisma, userId);
   if (!membership) throw notFound('family');
@@ -79,7 +79,7 @@ export async function setFamilyAddress({ prisma }: FamilyDeps, userId: string, b
 
 async function viewOf(prisma: PrismaClient, { family, isOwner }: FamilyMembership): Promise<FamilyView> {
   const members = await prisma.familyMember.findMany({
-    where: { familyId: family.id, status: { in: CURRENT_MEMBERSHIP } },
+    where: { familyId: family.id, status: { in: [...LISTED_MEMBERSHIP] } },
     orderBy: [{ invitedAt: 'asc' }, { id: 'asc' }],
   });
   return { family, members: ownerFirst(members, family.ownerId), isOwner };

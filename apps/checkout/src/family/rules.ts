@@ -4,6 +4,14 @@ import { Prisma, type FamilyAccount, type MembershipStatus } from '../generated/
 /** Pending and active members belong to a family; inactive ones were removed. */
 export const CURRENT_MEMBERSHIP: MembershipStatus[] = ['pending', 'active'];
 
+/**
+ * The memberships the family view lists: active ones only. An invite writes a pending membership
+ * only for some e-mails (a customer free to join), none for a vendor, an administrator or a member
+ * of another family; listing pending rows would tell the owner which kind of account an e-mail
+ * belongs to (issue 24). The cost: the owner neither sees nor withdraws a pending invite.
+ */
+export const LISTED_MEMBERSHIP: readonly MembershipStatus[] = ['active'];
+
 /** A family may invite another member while it has fewer current members (the owner included) than the limit. */
 export function hasRoomForMember(currentMembers: number, limit = MAX_FAMILY_MEMBERS): boolean {
   return currentMembers < limit;

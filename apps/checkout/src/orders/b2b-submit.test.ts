@@ -26,10 +26,11 @@ let prisma: PrismaClient;
 class FakeB2b {
   readonly requests = new Map<
     string,
-    { productId: string; variantId: string | null; quantity: number; unitPrice: string; status: 'approved' | 'checkout_pending'; reservationId: string | null }
+    { productId: string; variantId: string | null; quantity: number; unitPrice: string; status: 'pending' | 'approved' | 'checkout_pending'; reservationId: string | null }
   >();
   readonly reserveCalls: RpcRequest<typeof b2bReserveRequests>[] = [];
   readonly releaseCalls: string[] = [];
+  readonly releaseRequests: RpcRequest<typeof b2bReleaseRequests>[] = [];
   refuseWith: string | null = null;
   private subscriptions: Subscription[] = [];
 
@@ -54,13 +55,16 @@ class FakeB2b {
           reserved,
         };
       }),
-      serveRpc(t.peer.bus, b2bReleaseRequests, async ({ reservationId, purchaseRequestIds }) => {
+      serveRpc(t.peer.bus, b2bReleaseRequests, async (input) => {
+        const { reservationId, purchaseRequestIds, repriced = [] } = input;
         this.releaseCalls.push(reservationId);
+        this.releaseRequests.push(input);
         let released = 0;
         for (const id of purchaseRequestIds) {
           const r = this.requests.get(id);
           if (r && r.reservationId === reservationId && r.status === 'checkout_pending') {
-            Object.assign(r, { status: 'approved', reservationId: null });
+            const newPrice = repriced.find((p) => p.purchaseRequestId === id)?.unitPrice;
+            Object.assign(r, newPrice ? { status: 'pending', unitPrice: newPrice, reservationId: null } : { status: 'approved', reservationId: null });
             released += 1;
           }
         }
@@ -73,9 +77,10 @@ class FakeB2b {
     for (const sub of this.subscriptions) sub.unsubscribe();
   }
 
-  approved(productId: string, quantity: number, variantId: string | null = null, unitPrice = '0.00'): string {
+  /** An approved request, at the product's catalog price unless told (the approved snapshot). */
+  approved(product: { id: string; basePrice: { toFixed(digits: number): string } }, quantity: number, unitPrice = product.basePrice.toFixed(2)): string {
     const id = randomUUID();
-    this.requests.set(id, { productId, variantId, quantity, unitPrice, status: 'approved', reservationId: null });
+    this.requests.set(id, { productId: product.id, variantId: null, quantity, unitPrice, status: 'approved', reservationId: null });
     return id;
   }
 }
@@ -120,8 +125,8 @@ async function catalog() {
 
 test('approved requests become one B2B order: is_b2b, company TIN, company address, one sub-order per store, request ids in the event', async () => {
   const c = await catalog();
-  const a = b2b.approved(c.chair.id, 2);
-  const b = b2b.approved(c.paper.id, 3);
+  const a = b2b.approved(c.chair, 2);
+  const b = b2b.approved(c.paper, 3);
   const buyer = randomUUID();
   const res = await submit(buyer, { purchaseRequestIds: [a, b] }).expect(201);
   const placed = placedOrder.parse(res.body);
@@ -141,11 +146,11 @@ test("an addressId delivers to the caller's address; someone else's address is 4
   const c = await catalog();
   const buyer = randomUUID();
   const addressId = await seedAddress(prisma, buyer);
-  const res = await submit(buyer, { purchaseRequestIds: [b2b.approved(c.chair.id, 1)], addressId }).expect(201);
+  const res = await submit(buyer, { purchaseRequestIds: [b2b.approved(c.chair, 1)], addressId }).expect(201);
   const order = await prisma.order.findUniqueOrThrow({ where: { id: res.body.orderId } });
   expect(order).toMatchObject({ shipAddressLine1: SEEDED_ADDRESS.addressLine1, shipCity: SEEDED_ADDRESS.city });
 
-  const id = b2b.approved(c.chair.id, 1);
+  const id = b2b.approved(c.chair, 1);
   const foreign = await seedAddress(prisma, randomUUID());
   await submit(buyer, { purchaseRequestIds: [id], addressId: foreign }).expect(404);
   expect(b2b.releaseCalls).toContain(b2b.reserveCalls.at(-1)?.reservationId);
@@ -154,7 +159,7 @@ test("an addressId delivers to the caller's address; someone else's address is 4
 
 test('placing fails (not enough stock): 400, nothing written, the reservation released once', async () => {
   const c = await catalog();
-  const id = b2b.approved(c.chair.id, 11);
+  const id = b2b.approved(c.chair, 11);
   const before = await prisma.order.count();
   const res = await submit(randomUUID(), { purchaseRequestIds: [id] }).expect(400);
   expect(res.body.code).toBe('insufficient_stock');
@@ -162,6 +167,66 @@ test('placing fails (not enough stock): 400, nothing written, the reservation re
   const reservationId = b2b.reserveCalls.at(-1)!.reservationId;
   expect(b2b.releaseCalls.filter((r) => r === reservationId)).toHaveLength(1);
   expect(b2b.requests.get(id)?.status).toBe('approved');
+});
+
+test('a price changed since approval: 409 price_changed listing each changed request; nothing written; changed requests pending at the new price, the others approved', async () => {
+  const c = await catalog();
+  const buyer = randomUUID();
+  const raised = b2b.approved(c.chair, 2, '239.90'); // approved at 239.90, the catalog asks 249.90 now
+  const lowered = b2b.approved(c.paper, 3, '13.00'); // approved at 13.00, the catalog asks 12.35 now
+  const unchanged = b2b.approved(c.paper, 1);
+  const orders = await prisma.order.count();
+  const res = await submit(buyer, { purchaseRequestIds: [raised, lowered, unchanged] }, 'b2b-key-price').expect(409);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ status: 409, code: 'price_changed' });
+  expect(res.body.errors).toHaveLength(2);
+  expect(res.body.errors).toEqual(
+    expect.arrayContaining([
+      { path: ['purchaseRequestIds', raised], code: 'price_changed', message: 'approved at 239.90, now 249.90', approvedPrice: '239.90', currentPrice: '249.90' },
+      { path: ['purchaseRequestIds', lowered], code: 'price_changed', message: 'approved at 13.00, now 12.35', approvedPrice: '13.00', currentPrice: '12.35' },
+    ]),
+  );
+  // nothing written: no order, no stock taken, no reservation recorded
+  expect(await prisma.order.count()).toBe(orders);
+  expect(await stockOf(prisma, c.chair.id)).toBe(10);
+  expect(await stockOf(prisma, c.paper.id)).toBe(100);
+  const reservationId = reservationIdOf(buyer, 'b2b-key-price');
+  expect(await prisma.b2bReservation.findUnique({ where: { reservationId } })).toBeNull();
+  // one release of everything reserved, the changed ones repriced
+  const releases = b2b.releaseRequests.filter((r) => r.reservationId === reservationId);
+  expect(releases).toHaveLength(1);
+  expect([...releases[0].purchaseRequestIds].sort()).toEqual([raised, lowered, unchanged].sort());
+  expect(releases[0].repriced).toEqual(
+    expect.arrayContaining([
+      { purchaseRequestId: raised, unitPrice: '249.90' },
+      { purchaseRequestId: lowered, unitPrice: '12.35' },
+    ]),
+  );
+  expect(b2b.requests.get(raised)).toMatchObject({ status: 'pending', unitPrice: '249.90', reservationId: null });
+  expect(b2b.requests.get(lowered)).toMatchObject({ status: 'pending', unitPrice: '12.35', reservationId: null });
+  expect(b2b.requests.get(unchanged)).toMatchObject({ status: 'approved', unitPrice: '12.35', reservationId: null });
+
+  // approved again at the new prices: the same key now places the order at them
+  for (const id of [raised, lowered]) b2b.requests.get(id)!.status = 'approved';
+  const placed = placedOrder.parse((await submit(buyer, { purchaseRequestIds: [raised, lowered, unchanged] }, 'b2b-key-price').expect(201)).body);
+  // 2 × 249.90 + 4 × 12.35 = 549.20; shipping 6 + 4
+  expect(placed).toMatchObject({ subtotal: '549.20', total: '559.20' });
+  const items = await prisma.orderItem.findMany({ where: { orderId: placed.orderId } });
+  expect(items.map((i) => i.unitPrice.toFixed(2)).sort()).toEqual(['12.35', '249.90']);
+});
+
+test('a variant request is held to the variant price, not the base price', async () => {
+  const store = await seedStore(prisma, 'Store V');
+  await seedShippingMethod(prisma, store, { rateConfig: { rate: 5 } });
+  const desk = await seedProduct(prisma, { storeId: store, name: 'Desk', basePrice: '300.00', stock: 5, variants: [{ name: 'Oak', priceOverride: '350.00', stock: 5 }] });
+  const oak = desk.variants[0];
+  const atBase = randomUUID();
+  b2b.requests.set(atBase, { productId: desk.id, variantId: oak.id, quantity: 1, unitPrice: '300.00', status: 'approved', reservationId: null });
+  const res = await submit(randomUUID(), { purchaseRequestIds: [atBase] }).expect(409);
+  expect(res.body.errors).toEqual([expect.objectContaining({ approvedPrice: '300.00', currentPrice: '350.00' })]);
+  const atOverride = randomUUID();
+  b2b.requests.set(atOverride, { productId: desk.id, variantId: oak.id, quantity: 1, unitPrice: '350.00', status: 'approved', reservationId: null });
+  await submit(randomUUID(), { purchaseRequestIds: [atOverride] }).expect(201);
 });
 
 test.each([
@@ -174,7 +239,7 @@ test.each([
   b2b.refuseWith = code;
   try {
     const before = await prisma.order.count();
-    const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.chair.id, 1)] }).expect(status);
+    const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.chair, 1)] }).expect(status);
     expect(res.body.code).toBe(code);
     expect(await prisma.order.count()).toBe(before);
   } finally {
@@ -185,7 +250,7 @@ test.each([
 test('Idempotency-Key: the reservation id is derived from the caller and the key; a retry answers the first order', async () => {
   const c = await catalog();
   const buyer = randomUUID();
-  const body = { purchaseRequestIds: [b2b.approved(c.paper.id, 1)] };
+  const body = { purchaseRequestIds: [b2b.approved(c.paper, 1)] };
   const first = await submit(buyer, body, 'b2b-key-1').expect(201);
   expect(b2b.reserveCalls.at(-1)?.reservationId).toBe(reservationIdOf(buyer, 'b2b-key-1'));
   const second = await submit(buyer, body, 'b2b-key-1').expect(201);
@@ -197,7 +262,7 @@ test('Idempotency-Key: the reservation id is derived from the caller and the key
 test('Idempotency-Key: a retry after the requests were confirmed answers the first order without reserving again; another body 409', async () => {
   const c = await catalog();
   const buyer = randomUUID();
-  const body = { purchaseRequestIds: [b2b.approved(c.paper.id, 1)] };
+  const body = { purchaseRequestIds: [b2b.approved(c.paper, 1)] };
   const first = await submit(buyer, body, 'b2b-key-confirmed').expect(201);
   const calls = b2b.reserveCalls.length;
   b2b.refuseWith = 'not_approved'; // as b2b would answer once the requests are paid
@@ -214,7 +279,7 @@ test('Idempotency-Key: a retry after the requests were confirmed answers the fir
 
 test('two concurrent submits of the same request: exactly one order', async () => {
   const c = await catalog();
-  const id = b2b.approved(c.paper.id, 2);
+  const id = b2b.approved(c.paper, 2);
   const results = await Promise.all([submit(randomUUID(), { purchaseRequestIds: [id] }), submit(randomUUID(), { purchaseRequestIds: [id] })]);
   expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
   expect(await prisma.order.count({ where: { purchaseRequestIds: { has: id } } })).toBe(1);
@@ -236,7 +301,7 @@ test('bad bodies 400; vendors 403; b2b not answering 503', async () => {
 
 test('rpc.checkout.order_details answers the order detail, or null', async () => {
   const c = await catalog();
-  const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.chair.id, 1)] }).expect(201);
+  const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.chair, 1)] }).expect(201);
   const { order } = await callRpc(t.peer.bus, checkoutOrderDetails, { orderId: res.body.orderId });
   expect(order).toMatchObject({ id: res.body.orderId, isB2b: true, buyerTin: 'C12345678', total: res.body.total, subOrders: [expect.objectContaining({ storeId: c.storeA })] });
   expect(await callRpc(t.peer.bus, checkoutOrderDetails, { orderId: randomUUID() })).toEqual({ order: null });
@@ -245,7 +310,7 @@ test('rpc.checkout.order_details answers the order detail, or null', async () =>
 test('two concurrent submits with one Idempotency-Key and different bodies: one order, and the loser releases nothing of the winner', async () => {
   const c = await catalog();
   const buyer = randomUUID();
-  const id = b2b.approved(c.paper.id, 2);
+  const id = b2b.approved(c.paper, 2);
   const addressId = await seedAddress(prisma, buyer);
   const results = await Promise.all([
     submit(buyer, { purchaseRequestIds: [id] }, 'b2b-key-race'),
@@ -264,14 +329,14 @@ test('two concurrent submits with one Idempotency-Key and different bodies: one 
 
 test('a failed submit that reserved the requests itself releases exactly them', async () => {
   const c = await catalog();
-  const id = b2b.approved(c.chair.id, 1);
+  const id = b2b.approved(c.chair, 1);
   await submit(randomUUID(), { purchaseRequestIds: [id], addressId: randomUUID() }).expect(404);
   expect(b2b.requests.get(id)).toMatchObject({ status: 'approved', reservationId: null });
 });
 
 test('rpc.checkout.b2b_reservation_order: the order a reservation placed, or nulls', async () => {
   const c = await catalog();
-  const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.paper.id, 1)] }).expect(201);
+  const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.paper, 1)] }).expect(201);
   const reservationId = b2b.reserveCalls.at(-1)!.reservationId;
   expect(await callRpc(t.peer.bus, checkoutB2bReservationOrder, { reservationId })).toEqual({ orderId: res.body.orderId, status: 'pending_payment' });
   expect(await callRpc(t.peer.bus, checkoutB2bReservationOrder, { reservationId: randomUUID() })).toEqual({ orderId: null, status: null });
@@ -279,7 +344,7 @@ test('rpc.checkout.b2b_reservation_order: the order a reservation placed, or nul
 
 test('rpc.checkout.cancel_b2b_order cancels an unpaid duplicate once, returns its stock and says so in status_changed; a paid order stays', async () => {
   const c = await catalog();
-  const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.chair.id, 3)] }).expect(201);
+  const res = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.chair, 3)] }).expect(201);
   const orderId = res.body.orderId as string;
   const stock = await stockOf(prisma, c.chair.id);
   expect(await callRpc(t.peer.bus, checkoutCancelB2bOrder, { orderId, reason: 'duplicate' })).toEqual({ cancelled: true, status: 'cancelled' });
@@ -291,7 +356,7 @@ test('rpc.checkout.cancel_b2b_order cancels an unpaid duplicate once, returns it
   const changes = await prisma.outbox.findMany({ where: { type: 'checkout.order.status_changed', payload: { path: ['data', 'orderId'], equals: orderId } } });
   expect(changes.map((e) => (e.payload as { data: { status: string } }).data.status)).toEqual(['cancelled']);
 
-  const paid = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.paper.id, 1)] }).expect(201);
+  const paid = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.paper, 1)] }).expect(201);
   await prisma.order.update({ where: { id: paid.body.orderId }, data: { status: 'paid' } });
   expect(await callRpc(t.peer.bus, checkoutCancelB2bOrder, { orderId: paid.body.orderId, reason: 'duplicate' })).toEqual({ cancelled: false, status: 'paid' });
   expect(await callRpc(t.peer.bus, checkoutCancelB2bOrder, { orderId: randomUUID(), reason: 'duplicate' })).toEqual({ cancelled: false, status: null });

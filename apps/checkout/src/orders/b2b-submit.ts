@@ -17,6 +17,7 @@ import { releaseOrderHoldings } from '../lifecycle/holdings';
 import { enqueueOrderStatusChanges } from '../lifecycle/order-events';
 import { buildOrderDetail } from './orders';
 import { priceOrder, writeOrder } from './place-order';
+import { priceChanges, type PriceChange } from './rules';
 import { earlierOrder, idempotencyOf, placeOnce, type OrderDeps, type SubmitOptions } from './submit';
 import { systemClock } from '../deps';
 
@@ -65,7 +66,8 @@ async function reserveRequests(bus: Bus, request: { reservationId: string; userI
  *    request approved, tax gate; the requests become checkout_pending under the reservation id);
  * 2. place: the same order transaction as every submit (placeOnce: Idempotency-Key; priceOrder,
  *    writeOrder), is_b2b=true, buyer_tin = company TIN, one sub-order per store, the request ids
- *    in checkout.order.created;
+ *    in checkout.order.created; priced at the approved unit prices only: a request whose catalog
+ *    price changed since approval refuses the submit (409 `price_changed`, PricesChanged);
  * 3. confirm: b2b marks the requests paid with the order id when it consumes order.created, if
  *    they are still held by this order's reservation (b2b asks rpc.checkout.b2b_reservation_order);
  *    otherwise it cancels the order (rpc.checkout.cancel_b2b_order).
@@ -73,7 +75,7 @@ async function reserveRequests(bus: Bus, request: { reservationId: string; userI
  * reservation), under a lock on the reservation.
  * Compensation: when placing fails and no order of this reservation exists, rpc.b2b.release_requests
  * frees only the requests this call reserved (a call that reused the reservation of a concurrent
- * call with the same key releases nothing); if that fails too, b2b's sweep releases them after the
+ * call with the same key releases nothing), those whose price changed back to pending at the new price; if that fails too, b2b's sweep releases them after the
  * TTL, once checkout has said that the reservation placed no order.
  */
 export async function submitB2bOrder(deps: B2bOrderDeps, customerId: string, body: B2bSubmitBody, options: SubmitOptions = {}): Promise<Order> {
@@ -99,6 +101,8 @@ export async function submitB2bOrder(deps: B2bOrderDeps, customerId: string, bod
         paymentTtlMs: config.ORDER_PAYMENT_TTL,
         requestId: options.requestId,
       });
+      const changes = priceChanges(held.lines, (productId, variantId) => priced.lines.find((l) => l.productId === productId && l.variantId === variantId)!.unitPrice);
+      if (changes.length > 0) throw new PricesChanged(changes);
       return async (tx) => {
         await lockReservation(tx, reservationId);
         const order = await writeOrder(tx, priced);
@@ -107,8 +111,31 @@ export async function submitB2bOrder(deps: B2bOrderDeps, customerId: string, bod
       };
     });
   } catch (err) {
-    await releaseUnplaced(deps, reservationId, held.reserved, options.requestId);
+    await releaseUnplaced(deps, reservationId, held.reserved, options.requestId, err instanceof PricesChanged ? err.changes : []);
     throw err;
+  }
+}
+
+/**
+ * 409 `price_changed`: the catalog's price of some requests is no longer the approved one. The
+ * company pays what its approver approved or nothing: the vendor sells at its current price, so
+ * those requests go back to `pending` at that price for their approver to see (the release), the
+ * others of the submit to `approved`; no order, stock or reservation is left behind.
+ */
+class PricesChanged extends ProblemError {
+  constructor(readonly changes: readonly PriceChange[]) {
+    super(
+      409,
+      'price_changed',
+      `the price of ${changes.length} purchase request(s) changed since approval; they need approving again`,
+      changes.map((c) => ({
+        path: ['purchaseRequestIds', c.purchaseRequestId],
+        code: 'price_changed',
+        message: `approved at ${c.approvedPrice}, now ${c.currentPrice}`,
+        approvedPrice: c.approvedPrice,
+        currentPrice: c.currentPrice,
+      })),
+    );
   }
 }
 
@@ -121,14 +148,15 @@ const lockReservation = (tx: Prisma.TransactionClient, reservationId: string) =>
  * reservation placed an order (a concurrent call with the same key placed it: its requests stay
  * held for it). The check waits for an order transaction of the reservation in flight.
  */
-async function releaseUnplaced(deps: B2bOrderDeps, reservationId: string, reserved: readonly string[], requestId?: string): Promise<void> {
+async function releaseUnplaced(deps: B2bOrderDeps, reservationId: string, reserved: readonly string[], requestId: string | undefined, changes: readonly PriceChange[]): Promise<void> {
   if (reserved.length === 0) return;
   const placed = await deps.prisma.$transaction(async (tx) => {
     await lockReservation(tx, reservationId);
     return tx.b2bReservation.findUnique({ where: { reservationId } });
   });
   if (placed) return;
-  await callRpc(deps.bus, b2bReleaseRequests, { reservationId, purchaseRequestIds: [...reserved] }, { requestId }).catch((releaseErr: unknown) =>
+  const repriced = changes.filter((c) => reserved.includes(c.purchaseRequestId)).map((c) => ({ purchaseRequestId: c.purchaseRequestId, unitPrice: c.currentPrice }));
+  await callRpc(deps.bus, b2bReleaseRequests, { reservationId, purchaseRequestIds: [...reserved], repriced }, { requestId }).catch((releaseErr: unknown) =>
     deps.log.warn({ err: releaseErr, reservationId }, 'release failed; the b2b sweep will release the reservation'),
   );
 }

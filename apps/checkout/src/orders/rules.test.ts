@@ -6,6 +6,7 @@ import {
   familyOrderNotes,
   linesInLockOrder,
   planOrder,
+  priceChanges,
   quoteShipping,
   requestHash,
   pooledRandomBytes,
@@ -378,5 +379,33 @@ describe('requestHash', () => {
 describe('familyOrderNotes', () => {
   test('records the cart item ids as JSON', () => {
     expect(JSON.parse(familyOrderNotes(['i1', 'i2']))).toEqual({ familyCartItemIds: ['i1', 'i2'] });
+  });
+});
+
+describe('priceChanges: a B2B order is priced at what its approver approved, or refused', () => {
+  const line = (purchaseRequestId: string, productId: string, unitPrice: string, variantId: string | null = null) => ({ purchaseRequestId, productId, variantId, unitPrice });
+  const catalog = new Map([
+    ['chair/', d('249.90')],
+    ['chair/red', d('259.90')],
+    ['paper/', d('12.35')],
+  ]);
+  const current = (productId: string, variantId: string | null) => catalog.get(`${productId}/${variantId ?? ''}`)!;
+
+  test.each([
+    ['same price', line('a', 'chair', '249.90'), []],
+    ['same amount, other writing', line('a', 'paper', '12.350'), []],
+    ['price raised', line('a', 'chair', '239.90'), [{ purchaseRequestId: 'a', approvedPrice: '239.90', currentPrice: '249.90' }]],
+    ['price lowered', line('a', 'paper', '13.00'), [{ purchaseRequestId: 'a', approvedPrice: '13.00', currentPrice: '12.35' }]],
+    ['a cent', line('a', 'paper', '12.34'), [{ purchaseRequestId: 'a', approvedPrice: '12.34', currentPrice: '12.35' }]],
+    ['the variant price counts, not the base price', line('a', 'chair', '249.90', 'red'), [{ purchaseRequestId: 'a', approvedPrice: '249.90', currentPrice: '259.90' }]],
+  ])('%s', (_case, l, expected) => {
+    expect(priceChanges([l], current)).toEqual(expected);
+  });
+
+  test('one entry per changed request, in the lines order, also when two requests share a product', () => {
+    expect(priceChanges([line('a', 'chair', '249.90'), line('b', 'chair', '200.00'), line('c', 'paper', '12.35'), line('d', 'paper', '10.00')], current)).toEqual([
+      { purchaseRequestId: 'b', approvedPrice: '200.00', currentPrice: '249.90' },
+      { purchaseRequestId: 'd', approvedPrice: '10.00', currentPrice: '12.35' },
+    ]);
   });
 });

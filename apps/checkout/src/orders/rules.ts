@@ -39,6 +39,31 @@ export function linesInLockOrder(lines: readonly { productId: string; variantId?
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+// ---------------------------------------------------------------- B2B: the approved price
+
+/** A purchase request whose approved unit price is not the catalog's price now. */
+export interface PriceChange {
+  purchaseRequestId: string;
+  approvedPrice: string;
+  currentPrice: string;
+}
+
+/**
+ * The B2B lines whose approved unit price (the request's snapshot, DESIGN §6) differs from the
+ * catalog's price now, either way, in the lines' order: the company pays what its approver
+ * approved, or the submit is refused (409 `price_changed`) and those requests are approved again.
+ * `current`: the catalog's unit price of each (product, variant) of the order.
+ */
+export function priceChanges(
+  lines: readonly { purchaseRequestId: string; productId: string; variantId: string | null; unitPrice: string }[],
+  current: (productId: string, variantId: string | null) => Decimal,
+): PriceChange[] {
+  return lines.flatMap((line) => {
+    const now = current(line.productId, line.variantId);
+    return now.equals(line.unitPrice) ? [] : [{ purchaseRequestId: line.purchaseRequestId, approvedPrice: new Prisma.Decimal(line.unitPrice).toFixed(2), currentPrice: now.toFixed(2) }];
+  });
+}
+
 // ---------------------------------------------------------------- shipping quote (DESIGN §7)
 
 /** What the quote reads of a line: quantity, weight and dimensions of one unit. */

@@ -2573,7 +2573,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's family (owner, pending or active member) with its current members */
+        /** The caller's family (owner, pending or active member) with its active members (a pending invite is not listed) */
         get: {
             parameters: {
                 query?: never;
@@ -5787,7 +5787,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The company's members, newest first */
+        /** The company's active members, newest first (a pending invite is not listed) */
         get: {
             parameters: {
                 query?: {
@@ -7559,7 +7559,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description not_approved: a request is not approved (or another checkout holds it); idempotency_key_reused */
+                /** @description not_approved: a request is not approved (or another checkout holds it); price_changed: the catalog price of a request is not the approved one (errors: one per such request, with approvedPrice and currentPrice; nothing placed; those requests go back to pending at the current price, the others to approved); idempotency_key_reused */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10899,6 +10899,8 @@ export interface components {
                 path: (string | number)[];
                 message: string;
                 code: string;
+                approvedPrice?: string;
+                currentPrice?: string;
             }[];
             requestId?: string;
             traceId?: string;

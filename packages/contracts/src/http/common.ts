@@ -8,7 +8,18 @@ export const problemSchema = z
     status: z.number().int(),
     detail: z.string().optional(),
     code: z.string(),
-    errors: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string(), code: z.string() })).optional(),
+    errors: z
+      .array(
+        z.object({
+          path: z.array(z.union([z.string(), z.number()])),
+          message: z.string(),
+          code: z.string(),
+          /** `price_changed`: the unit price the approver approved and the catalog's price now. */
+          approvedPrice: z.string().optional(),
+          currentPrice: z.string().optional(),
+        }),
+      )
+      .optional(),
     requestId: z.string().optional(),
     /** The trace of the request (when tracing is on): what to look up in the trace viewer. */
     traceId: z.string().optional(),
