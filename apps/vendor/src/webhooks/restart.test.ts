@@ -2,9 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createPrisma, createTestSchema } from '@pasar/db';
-import { createTestBus, testServiceEnv, waitFor, type TestBus } from '@pasar/testkit';
+import { createTestBus, startReceiver, testServiceEnv, waitFor, type Receiver, type TestBus } from '@pasar/testkit';
 import request from 'supertest';
-import { startReceiver, type Receiver } from '../../test/receiver';
 import { asVendor } from '../../test/vendor';
 import { PrismaClient } from '../generated/prisma/client';
 

@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import {
   checkoutOrderCreated,
+  checkoutReturnRequested,
   createdWebhookEndpoint,
   notifyEmailRequested,
   rotatedWebhookSecret,
@@ -10,11 +11,10 @@ import {
   webhookEventPayload,
   type WebhookDeliveryView,
 } from '@pasar/contracts';
-import { waitFor } from '@pasar/testkit';
+import { startReceiver, waitFor, type ReceivedWebhook, type Receiver } from '@pasar/testkit';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
 import { givenShipment, orderCreated } from '../../test/shipments';
-import { startReceiver, type ReceivedWebhook, type Receiver } from '../../test/receiver';
 import { asCustomer, asVendor, envelope, givenStore, outboxEvents, publishAndWait, startTestVendor, type TestStore, type TestVendor } from '../../test/vendor';
 import { claimDueDeliveries, recordAttempt, type WebhookDeps } from './delivery';
 import { postWebhook, systemResolve } from './http';
@@ -131,6 +131,64 @@ describe('delivery of shipment events', () => {
     const [message] = await waitFor(() => r.received.length > 0 && r.received, 15_000);
     expect(webhookEventPayload.parse(JSON.parse(message.body))).toMatchObject({ type: 'sub_order.cancelled', data: { status: 'cancelled', previousStatus: 'processing', cancelReason: 'out of stock' } });
     expect((await deliveries(own, endpoint.id)).map((d) => d.eventType)).toEqual(['sub_order.cancelled']);
+  });
+});
+
+describe('return.requested from checkout', () => {
+  const returnRequested = (storeId: string) => ({
+    returnId: randomUUID(),
+    orderId: randomUUID(),
+    subOrderId: randomUUID(),
+    storeId,
+    reason: 'damaged' as const,
+    comment: 'the lid was cracked',
+    items: [
+      { orderItemId: randomUUID(), productId: randomUUID(), variantId: null, productName: 'Kopi Tenom', variantName: null, quantity: 2, unitPrice: '25.00', lineTotal: '50.00' },
+    ],
+    amount: '50.00',
+    requestedAt: new Date().toISOString(),
+  });
+
+  test("one delivery per subscribed endpoint of the store, keyed by the event id; a redelivery writes none; others get nothing", async () => {
+    const own = await givenStore(t);
+    const other = await givenStore(t);
+    const [subscribed, unsubscribed, otherStore] = [await receiver(), await receiver(), await receiver()];
+    const endpoint = await givenEndpoint(own, subscribed.url, ['return.requested']);
+    await givenEndpoint(own, unsubscribed.url, ['shipment.status_changed']);
+    await givenEndpoint(other, otherStore.url, ['return.requested']);
+
+    const data = returnRequested(own.storeId);
+    const event = envelope(checkoutReturnRequested, data);
+    await publishAndWait(t.peer.bus, event, 'webhooks-return-requested', 'CHECKOUT');
+    // the same event again past JetStream's duplicate window (a relay's republish): no second delivery
+    await publishAndWait(t.peer.bus, event, 'webhooks-return-requested', 'CHECKOUT', randomUUID());
+
+    const [message] = await waitFor(() => subscribed.received.length > 0 && subscribed.received, 15_000);
+    const verified = webhookEventPayload.parse(new Webhook(endpoint.secret).verify(message.body, message.headers as Record<string, string>));
+    expect(verified).toEqual({ type: 'return.requested', timestamp: event.occurredAt, data });
+    expect(message.headers['webhook-id']).toBe(`msg_${event.id.replaceAll('-', '')}`);
+    expect(message.body).not.toMatch(/customerId|email|token|password/i);
+
+    const rows = await t.vendor.prisma.webhookDelivery.findMany({ where: { eventId: event.id } });
+    expect(rows.map((row) => row.endpointId)).toEqual([endpoint.id]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(subscribed.received).toHaveLength(1);
+    expect(unsubscribed.received).toHaveLength(0);
+    expect(otherStore.received).toHaveLength(0);
+  });
+
+  test('a return of a store without a subscribed endpoint writes no delivery and is acknowledged', async () => {
+    const own = await givenStore(t);
+    const event = envelope(checkoutReturnRequested, returnRequested(own.storeId));
+    await publishAndWait(t.peer.bus, event, 'webhooks-return-requested', 'CHECKOUT');
+    expect(await t.vendor.prisma.webhookDelivery.count({ where: { eventId: event.id } })).toBe(0);
+  });
+
+  test('an endpoint cannot subscribe to an unknown event type (400)', async () => {
+    const r = await receiver();
+    const res = await http().post(BASE).set(store.headers()).send({ url: r.url, events: ['return.approved'] }).expect(400);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(await t.vendor.prisma.webhookEndpoint.count({ where: { url: r.url } })).toBe(0);
   });
 });
 
