@@ -17,6 +17,7 @@ import request from 'supertest';
 import { givenShipment, orderCreated } from '../../test/shipments';
 import { asCustomer, asVendor, envelope, givenStore, outboxEvents, publishAndWait, startTestVendor, type TestStore, type TestVendor } from '../../test/vendor';
 import { claimDueDeliveries, recordAttempt, type WebhookDeps } from './delivery';
+import { sqlPoolOf } from '@pasar/db';
 import { postWebhook, systemResolve } from './http';
 import { sendDelivery } from './worker';
 import { createEndpoint } from './webhooks';
@@ -332,6 +333,87 @@ describe('retries and failures', () => {
     const mails = (await outboxEvents(t, notifyEmailRequested)).filter((m) => m.template === 'webhook_endpoint_disabled' && m.vars.url === r.url);
     expect(mails).toHaveLength(1);
   });
+});
+
+describe('recording attempts', () => {
+  /** A ping of the endpoint due at `at` (far ahead, so the running worker leaves it to the test). */
+  const farDelivery = (endpointId: string, at: Date) =>
+    t.vendor.prisma.webhookDelivery.create({
+      data: { id: randomUUID(), endpointId, eventId: randomUUID(), eventType: 'ping', payload: { type: 'ping', timestamp: at.toISOString(), data: { endpointId } }, nextAttemptAt: at },
+    });
+  const claimAt = async (at: Date, id: string) => (await claimDueDeliveries(deps({ clock: () => at }), 50)).filter((d) => d.id === id);
+
+  test('an attempt that cannot be recorded leaves its delivery claimable when the lease ends, sent once more with the same webhook-id', async () => {
+    const own = await givenStore(t);
+    const r = await receiver();
+    const endpoint = await givenEndpoint(own, r.url);
+    const at = new Date(Date.now() + 500 * 86_400_000);
+    const delivery = await farDelivery(endpoint.id, at);
+    const [claimed] = await claimAt(at, delivery.id);
+    expect(claimed).toMatchObject({ id: delivery.id, attempt: 1 });
+
+    // the database refuses the recording statement (a real failure: a constraint no attempt row passes)
+    await t.vendor.prisma.$executeRawUnsafe('ALTER TABLE webhook_attempt ADD CONSTRAINT refuse_attempts CHECK (false) NOT VALID');
+    try {
+      await expect(sendDelivery(deps({ clock: () => at }), claimed)).rejects.toThrow(/refuse_attempts/);
+    } finally {
+      await t.vendor.prisma.$executeRawUnsafe('ALTER TABLE webhook_attempt DROP CONSTRAINT refuse_attempts');
+    }
+    expect(r.received).toHaveLength(1);
+    // nothing of the attempt was written: still pending and leased, no attempt row
+    const leased = await t.vendor.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attemptLog: true } });
+    expect(leased).toMatchObject({ status: 'pending', attempts: 1, attemptLog: [] });
+    const leaseEnd = (leased.claimedUntil as Date).getTime();
+    expect(leaseEnd).toBe(at.getTime() + deps().config.WEBHOOK_TIMEOUT_MS + 5_000);
+
+    // not claimable while the lease runs; claimable once it ended
+    expect(await claimAt(new Date(leaseEnd - 1_000), delivery.id)).toEqual([]);
+    const after = new Date(leaseEnd + 1);
+    const [again] = await claimAt(after, delivery.id);
+    expect(again).toMatchObject({ id: delivery.id, attempt: 2 });
+    await sendDelivery(deps({ clock: () => after }), again);
+
+    expect(r.received).toHaveLength(2);
+    expect(r.received[1].headers['webhook-id']).toBe(r.received[0].headers['webhook-id']);
+    const done = await t.vendor.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attemptLog: true } });
+    expect(done).toMatchObject({ status: 'delivered', claimedUntil: null, attemptLog: [expect.objectContaining({ httpStatus: 200 })] });
+  });
+
+  test('attempts finishing together are recorded together (group commit), each delivery with its own outcome', async () => {
+    const own = await givenStore(t);
+    const [okEndpoint, failingEndpoint] = [await givenEndpoint(own, (await receiver()).url), await givenEndpoint(own, (await receiver()).url)];
+    const at = new Date(Date.now() + 600 * 86_400_000);
+    const rows = await Promise.all([okEndpoint, okEndpoint, okEndpoint, failingEndpoint, failingEndpoint].map((e) => farDelivery(e.id, at)));
+    const claimed = (await claimDueDeliveries(deps({ clock: () => at }), 50)).filter((d) => rows.some((row) => row.id === d.id));
+    expect(claimed).toHaveLength(5);
+
+    // counts the recording statements on the real pool (every call passes through)
+    const statements: string[] = [];
+    const pool = sqlPoolOf(t.vendor.prisma);
+    const query = pool.query.bind(pool);
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((statement: { name?: string }, ...rest: unknown[]) => {
+      if (typeof statement === 'object' && statement.name) statements.push(statement.name);
+      return (query as (...args: unknown[]) => unknown)(statement, ...rest);
+    }) as typeof pool.query);
+    try {
+      const answers = claimed.map((d) => (d.endpointId === okEndpoint.id ? { status: 200, body: 'ok' } : { status: 503, body: 'busy' }));
+      await Promise.all(claimed.map((d, i) => recordAttempt(deps({ clock: () => at }), d, at, { ...answers[i], durationMs: 3, error: null, retryAfter: null })));
+    } finally {
+      spy.mockRestore();
+    }
+    // the first two go at once (two in flight), the three that arrive meanwhile in one statement
+    expect(statements.filter((name) => name === 'vendor-webhook-record-attempts').length).toBeLessThanOrEqual(3);
+
+    const after = await t.vendor.prisma.webhookDelivery.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: { attemptLog: true } });
+    expect(after).toHaveLength(5);
+    for (const d of after) {
+      if (d.endpointId === okEndpoint.id) expect(d).toMatchObject({ status: 'delivered', nextAttemptAt: null, claimedUntil: null, attemptLog: [expect.objectContaining({ httpStatus: 200, responseBody: 'ok' })] });
+      else expect(d).toMatchObject({ status: 'pending', nextAttemptAt: new Date(at.getTime() + 200), claimedUntil: null, attemptLog: [expect.objectContaining({ httpStatus: 503, responseBody: 'busy' })] });
+    }
+    const endpoints = await t.vendor.prisma.webhookEndpoint.findMany({ where: { id: { in: [okEndpoint.id, failingEndpoint.id] } } });
+    expect(Object.fromEntries(endpoints.map((e) => [e.id, e.failingSince]))).toEqual({ [okEndpoint.id]: null, [failingEndpoint.id]: at });
+  });
+
 });
 
 describe('stores are kept apart', () => {
