@@ -8,17 +8,21 @@
 //   3. GET /api/v1/catalog/products answers 200 with the demo products;
 //   4. runs the README's "Try it with curl" walkthrough as written (the gateway's address put in):
 //      pick a product and variant, sign in, submit, pay (mock), read the order back as paid;
+//   4b. runs the README's "Vendor webhooks with curl" section as written: its one-line receiver
+//      (on a free port instead of 9999), then its curl block (create an endpoint as the demo
+//      vendor, send a test ping, ship the walkthrough's paid shipment), and checks that the
+//      receiver got the ping and the shipped event, each with a `webhook-signature`;
 //   5. sends ONE Ctrl-C (SIGINT to the process group, as a terminal does) and checks that the
 //      launcher and every service stopped cleanly: exit code 0, each service logged its stop,
 //      no "SIGINT again", nothing left on the gateway's port.
 //
 // Exits 0 when every check passed, 1 otherwise (with the stack's output). Environment:
-// SMOKE_START_TIMEOUT (seconds, default 300), SMOKE_WALKTHROUGH=false skips step 4.
+// SMOKE_START_TIMEOUT (seconds, default 300), SMOKE_WALKTHROUGH=false skips steps 4 and 4b.
 /* global setTimeout, clearTimeout, fetch, AbortSignal, URL */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -126,6 +130,93 @@ function readmeWalkthrough() {
   return block[1];
 }
 
+/** The ```sh blocks under the "Vendor webhooks with curl" heading: the receiver, then the curl walkthrough. */
+function readmeWebhookBlocks() {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const start = readme.indexOf('### Vendor webhooks with curl');
+  if (start < 0) throw new Error('README.md has no "### Vendor webhooks with curl" section');
+  const section = readme.slice(start, readme.indexOf('\n## ', start));
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+  if (blocks.length < 2) throw new Error('the "Vendor webhooks with curl" section needs two ```sh blocks (receiver, curl)');
+  return { receiver: blocks[0], walkthrough: blocks[1] };
+}
+
+/** A port free on loopback now. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `done()` every 200 ms until it is true or `timeoutMs` passed; answers whether it became true. */
+async function poll(done, timeoutMs) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (done()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return done();
+}
+
+/** Step 4b: the README's webhook section with its receiver; the checks of what the receiver printed. */
+async function webhookWalkthrough(gatewayHost) {
+  const blocks = readmeWebhookBlocks();
+  const port = await freePort();
+  const receiver = spawn('bash', ['-c', blocks.receiver.replaceAll('9999', String(port))], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const received = [];
+  let receiverOut = '';
+  receiver.stdout.setEncoding('utf8');
+  receiver.stdout.on('data', (chunk) => {
+    receiverOut += chunk;
+    const lines = receiverOut.split('\n');
+    receiverOut = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        received.push(JSON.parse(line));
+      } catch {
+        received.push({ unreadable: line });
+      }
+    }
+  });
+  receiver.stderr.on('data', (chunk) => output.push(`[receiver] ${chunk}`));
+  const dir = mkdtempSync(join(tmpdir(), 'pasar-smoke-hooks-'));
+  try {
+    let listening = false;
+    for (const until = Date.now() + 15_000; !listening && Date.now() < until; ) {
+      listening = await portAnswers(port);
+      if (!listening) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    if (!check(listening, `the README's one-line receiver listens (port ${port})`)) return;
+    const script = blocks.walkthrough.replaceAll('localhost:8080', gatewayHost).replaceAll('127.0.0.1:9999', `127.0.0.1:${port}`);
+    const walk = await runShell(script, dir);
+    if (!check(walk.code === 0, `the README webhook walkthrough runs as written (exit ${walk.code})`)) console.log(walk.out);
+    const eventOf = (message) => {
+      try {
+        return JSON.parse(message.body ?? '');
+      } catch {
+        return {};
+      }
+    };
+    const signed = (message) => /^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$/.test(message.headers?.['webhook-signature'] ?? '') && /^msg_/.test(message.headers?.['webhook-id'] ?? '');
+    const got = (type, status) => received.some((m) => signed(m) && eventOf(m).type === type && (!status || eventOf(m).data?.status === status));
+    check(await poll(() => got('ping'), 20_000), 'the receiver got the test ping, with webhook-id and webhook-signature');
+    check(await poll(() => got('shipment.status_changed', 'shipped'), 20_000), 'the receiver got the shipped event (shipment.status_changed, status shipped), with webhook-id and webhook-signature');
+    if (failures.length) console.log(`smoke: the receiver printed:\n${received.map((m) => `  | ${JSON.stringify(m)}`).join('\n')}\n${walk.out}`);
+  } finally {
+    try {
+      process.kill(-receiver.pid, 'SIGTERM');
+    } catch {
+      // gone
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function runShell(script, cwd) {
   return new Promise((resolve) => {
     const shell = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -173,8 +264,10 @@ try {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+    // ---------------------------------------------------------------- 4b. the README webhook section
+    await webhookWalkthrough(new URL(gatewayUrl).host);
   } else {
-    say('SMOKE_WALKTHROUGH=false: the README walkthrough was not run');
+    say('SMOKE_WALKTHROUGH=false: the README walkthroughs were not run');
   }
 } catch (err) {
   check(false, err instanceof Error ? err.message : String(err));

@@ -6,6 +6,7 @@ import {
   checkoutOrderStatusChanged,
   checkoutProductSnapshot,
   checkoutProductsMissingDimensions,
+  checkoutReturnRequested,
   vendorBookingContext,
   vendorCreateStore,
   vendorShipmentStatusChanged,
@@ -106,6 +107,7 @@ export const EVENT_GRANTS: readonly EventGrant[] = [
     publishers: ['checkout'],
     consumers: [consumer('vendor', 'shipments-order-closed'), consumer('b2b', 'b2b-order-status')],
   },
+  { event: checkoutReturnRequested, publishers: ['checkout'], consumers: [consumer('vendor', 'webhooks-return-requested')] },
   { event: adminShipmentBooked, publishers: ['admin'], consumers: [consumer('vendor', 'shipments-booked')] },
   { event: b2bCompanyReviewed, publishers: ['b2b'], consumers: [] },
 ];

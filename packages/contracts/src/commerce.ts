@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { returnReasonSchema } from './http/account-features';
 import { postalAddress } from './http/common';
 import { defineEvent, defineRpc } from './messaging';
 
@@ -231,6 +232,38 @@ export const checkoutOrderPaid = defineEvent(
     subOrderIds: z.array(z.uuid()),
     total: moneyString,
     paidAt: z.iso.datetime(),
+  }),
+);
+
+/**
+ * checkout → vendor (webhooks): a customer asked to return items of a delivered sub-order. Only
+ * what the store's vendor reads through its API: ids, reason, the items and their amounts (money
+ * as strings); never the customer's id, e-mail or any token.
+ */
+export const checkoutReturnRequested = defineEvent(
+  'checkout.return.requested',
+  z.object({
+    returnId: z.uuid(),
+    orderId: z.uuid(),
+    subOrderId: z.uuid(),
+    storeId: z.uuid(),
+    reason: returnReasonSchema,
+    comment: z.string().nullable(),
+    items: z.array(
+      z.object({
+        orderItemId: z.uuid(),
+        productId: z.uuid(),
+        variantId: z.uuid().nullable(),
+        productName: z.string(),
+        variantName: z.string().nullable(),
+        quantity: z.number().int().positive(),
+        unitPrice: moneyString,
+        lineTotal: moneyString,
+      }),
+    ),
+    /** The items' line totals together. */
+    amount: moneyString,
+    requestedAt: z.iso.datetime(),
   }),
 );
 

@@ -8,3 +8,4 @@ export * from './nats-cluster';
 export * from './service-suite';
 export * from './sign-on-send';
 export * from './fake-carrier';
+export * from './webhook-receiver';

@@ -97,6 +97,47 @@ describe('POST /account/returns', () => {
     expect(stored).toMatchObject({ storeId: order.items[0].storeId, subOrderId: order.items[0].subOrderId, customerId: order.customerId });
   });
 
+  test('writes checkout.return.requested with the return, for the store: ids, reason, items and amounts; no customer data', async () => {
+    const order = await deliveredOrder();
+    const res = await postReturn(order.customerId, returnBody(order, [0, 1], { reason: 'damaged', comment: 'cracked' })).expect(201);
+    const id = (res.headers.location ?? '').split('/').pop();
+    const events = await t.checkout.prisma.outbox.findMany({ where: { type: 'checkout.return.requested', payload: { path: ['data', 'returnId'], equals: id } } });
+    expect(events).toHaveLength(1);
+    const payload = events[0].payload as { data: Record<string, unknown> };
+    const stored = await t.checkout.prisma.returnRequest.findUniqueOrThrow({ where: { id } });
+    const items = await t.checkout.prisma.orderItem.findMany({ where: { id: { in: [order.items[0].id, order.items[1].id] } }, orderBy: { createdAt: 'asc' } });
+    expect(payload.data).toEqual({
+      returnId: id,
+      orderId: order.orderId,
+      subOrderId: order.items[0].subOrderId,
+      storeId: order.items[0].storeId,
+      reason: 'damaged',
+      comment: 'cracked',
+      items: expect.arrayContaining(
+        items.map((item) => ({
+          orderItemId: item.id,
+          productId: item.productId,
+          variantId: item.variantId,
+          productName: item.productName,
+          variantName: item.variantName,
+          quantity: item.quantity,
+          unitPrice: item.unitPrice.toFixed(2),
+          lineTotal: item.lineTotal.toFixed(2),
+        })),
+      ),
+      amount: items.reduce((sum, item) => sum + Number(item.lineTotal), 0).toFixed(2),
+      requestedAt: stored.createdAt.toISOString(),
+    });
+    expect((payload.data.items as unknown[]).length).toBe(2);
+    expect(JSON.stringify(payload)).not.toContain(order.customerId);
+  });
+
+  test('a refused return writes no event', async () => {
+    const order = await deliveredOrder();
+    await postReturn(order.customerId, returnBody(order, [0, 2])).expect(400);
+    expect(await t.checkout.prisma.outbox.count({ where: { type: 'checkout.return.requested', payload: { path: ['data', 'orderId'], equals: order.orderId } } })).toBe(0);
+  });
+
   test('comment and evidence are optional (null and [])', async () => {
     const order = await deliveredOrder();
     await postReturn(order.customerId, returnBody(order, [2], { reason: 'changed_mind', comment: '' })).expect(201);

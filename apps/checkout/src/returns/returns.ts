@@ -1,6 +1,8 @@
-import type { CreateReturnBody, ListQuery } from '@pasar/contracts';
+import { enqueueEvent } from '@pasar/bus';
+import { checkoutReturnRequested, type CreateReturnBody, type EventData, type ListQuery } from '@pasar/contracts';
 import { badRequest, conflict, notFound } from '@pasar/service-kit';
-import type { PrismaClient } from '../generated/prisma/client';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { CHECKOUT_SOURCE } from '../lifecycle/order-events';
 import { lockOrder } from '../lifecycle/order-paid';
 import { findReturns, type LoadedReturn } from './read';
 import { checkReturnItems } from './rules';
@@ -17,7 +19,8 @@ export interface ReturnDeps {
  * (400 `item_not_delivered`: its shipment was cancelled), and in no other return that was not
  * rejected (409 `return_exists`). The order row is locked, so concurrent returns of one order take
  * turns and the check holds; the partial unique index return_item_one_active guards it as well.
- * The items keep the order item's own product name.
+ * The items keep the order item's own product name. `checkout.return.requested` (the store's
+ * webhooks) is written to the outbox in the same transaction.
  */
 export async function createReturn({ prisma }: ReturnDeps, customerId: string, body: CreateReturnBody): Promise<string> {
   return prisma.$transaction(async (tx) => {
@@ -28,7 +31,8 @@ export async function createReturn({ prisma }: ReturnDeps, customerId: string, b
     const ids = body.items.map((item) => item.orderItemId);
     const orderItems = await tx.orderItem.findMany({
       where: { orderId: order.id, id: { in: ids } },
-      select: { id: true, storeId: true, subOrderId: true, productName: true },
+      select: { id: true, storeId: true, subOrderId: true, productId: true, variantId: true, productName: true, variantName: true, quantity: true, unitPrice: true, lineTotal: true },
+      orderBy: { createdAt: 'asc' },
     });
     const check = checkReturnItems(ids, orderItems);
     if (!check.ok) throw badRequest(check.code, check.detail);
@@ -50,10 +54,43 @@ export async function createReturn({ prisma }: ReturnDeps, customerId: string, b
         evidencePaths: body.evidencePaths,
         items: { create: orderItems.map((item) => ({ orderItemId: item.id, productName: item.productName })) },
       },
-      select: { id: true },
+      select: { id: true, createdAt: true },
     });
+    await enqueueEvent(tx, checkoutReturnRequested, returnRequestedData(created, order.id, check, body, orderItems), { source: CHECKOUT_SOURCE });
     return created.id;
   });
+}
+
+interface ReturnedItem { id: string; productId: string; variantId: string | null; productName: string; variantName: string | null; quantity: number; unitPrice: Prisma.Decimal; lineTotal: Prisma.Decimal }
+
+/** The event's data: what the store's vendor reads of the return (no customer id, e-mail or token). */
+function returnRequestedData(
+  created: { id: string; createdAt: Date },
+  orderId: string,
+  where: { subOrderId: string; storeId: string },
+  body: CreateReturnBody,
+  items: ReturnedItem[],
+): EventData<typeof checkoutReturnRequested> {
+  return {
+    returnId: created.id,
+    orderId,
+    subOrderId: where.subOrderId,
+    storeId: where.storeId,
+    reason: body.reason,
+    comment: body.comment || null,
+    items: items.map((item) => ({
+      orderItemId: item.id,
+      productId: item.productId,
+      variantId: item.variantId,
+      productName: item.productName,
+      variantName: item.variantName,
+      quantity: item.quantity,
+      unitPrice: item.unitPrice.toFixed(2),
+      lineTotal: item.lineTotal.toFixed(2),
+    })),
+    amount: items.reduce((sum, item) => sum.plus(item.lineTotal), new Prisma.Decimal(0)).toFixed(2),
+    requestedAt: created.createdAt.toISOString(),
+  };
 }
 
 /** One page of the caller's returns, newest first. */

@@ -10809,14 +10809,14 @@ export interface components {
         CreateWebhookRequest: {
             /** Format: uri */
             url: string;
-            events: ("sub_order.created" | "sub_order.paid" | "sub_order.cancelled" | "shipment.status_changed")[];
+            events: ("sub_order.created" | "sub_order.paid" | "sub_order.cancelled" | "shipment.status_changed" | "return.requested")[];
             description?: string;
         };
         /** @description Re-enabling does not replay what failed while disabled (POST .../replay does) */
         UpdateWebhookRequest: {
             /** Format: uri */
             url?: string;
-            events?: ("sub_order.created" | "sub_order.paid" | "sub_order.cancelled" | "shipment.status_changed")[];
+            events?: ("sub_order.created" | "sub_order.paid" | "sub_order.cancelled" | "shipment.status_changed" | "return.requested")[];
             description?: string | null;
             enabled?: boolean;
         };
@@ -11872,7 +11872,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            events: ("sub_order.created" | "sub_order.paid" | "sub_order.cancelled" | "shipment.status_changed")[];
+            events: ("sub_order.created" | "sub_order.paid" | "sub_order.cancelled" | "shipment.status_changed" | "return.requested")[];
             enabled: boolean;
             disabledReason: string | null;
             failingSince: string | null;
@@ -11889,7 +11889,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            events: ("sub_order.created" | "sub_order.paid" | "sub_order.cancelled" | "shipment.status_changed")[];
+            events: ("sub_order.created" | "sub_order.paid" | "sub_order.cancelled" | "shipment.status_changed" | "return.requested")[];
             enabled: boolean;
             disabledReason: string | null;
             failingSince: string | null;

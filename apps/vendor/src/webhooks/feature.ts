@@ -1,5 +1,6 @@
 import type { VendorContext, VendorFeature } from '../feature';
 import type { WebhookDeps } from './delivery';
+import { webhookConsumers } from './events';
 import { systemResolve } from './http';
 import { webhookRoutes } from './routes';
 import { startWebhookWorker } from './worker';
@@ -9,10 +10,12 @@ export const webhookDeps = (ctx: VendorContext): WebhookDeps => ({ ...ctx, resol
 
 /**
  * Vendor webhooks (Standard Webhooks): the store's endpoints, deliveries written by the shipment
- * triggers (migration 20261127160000_webhooks) and sent by the delivery worker.
+ * triggers (migration 20261127160000_webhooks) and by the checkout.return.requested consumer, and
+ * sent by the delivery worker.
  */
 export const webhooksFeature: VendorFeature = {
   name: 'webhooks',
   routes: (router, ctx) => webhookRoutes(router, webhookDeps(ctx)),
+  consumers: webhookConsumers,
   workers: (ctx) => [startWebhookWorker(webhookDeps(ctx))],
 };

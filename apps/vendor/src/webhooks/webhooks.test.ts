@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import {
   checkoutOrderCreated,
+  checkoutReturnRequested,
   createdWebhookEndpoint,
   notifyEmailRequested,
   rotatedWebhookSecret,
@@ -10,13 +11,13 @@ import {
   webhookEventPayload,
   type WebhookDeliveryView,
 } from '@pasar/contracts';
-import { waitFor } from '@pasar/testkit';
+import { startReceiver, waitFor, type ReceivedWebhook, type Receiver } from '@pasar/testkit';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
 import { givenShipment, orderCreated } from '../../test/shipments';
-import { startReceiver, type ReceivedWebhook, type Receiver } from '../../test/receiver';
 import { asCustomer, asVendor, envelope, givenStore, outboxEvents, publishAndWait, startTestVendor, type TestStore, type TestVendor } from '../../test/vendor';
 import { claimDueDeliveries, recordAttempt, type WebhookDeps } from './delivery';
+import { sqlPoolOf } from '@pasar/db';
 import { postWebhook, systemResolve } from './http';
 import { sendDelivery } from './worker';
 import { createEndpoint } from './webhooks';
@@ -131,6 +132,64 @@ describe('delivery of shipment events', () => {
     const [message] = await waitFor(() => r.received.length > 0 && r.received, 15_000);
     expect(webhookEventPayload.parse(JSON.parse(message.body))).toMatchObject({ type: 'sub_order.cancelled', data: { status: 'cancelled', previousStatus: 'processing', cancelReason: 'out of stock' } });
     expect((await deliveries(own, endpoint.id)).map((d) => d.eventType)).toEqual(['sub_order.cancelled']);
+  });
+});
+
+describe('return.requested from checkout', () => {
+  const returnRequested = (storeId: string) => ({
+    returnId: randomUUID(),
+    orderId: randomUUID(),
+    subOrderId: randomUUID(),
+    storeId,
+    reason: 'damaged' as const,
+    comment: 'the lid was cracked',
+    items: [
+      { orderItemId: randomUUID(), productId: randomUUID(), variantId: null, productName: 'Kopi Tenom', variantName: null, quantity: 2, unitPrice: '25.00', lineTotal: '50.00' },
+    ],
+    amount: '50.00',
+    requestedAt: new Date().toISOString(),
+  });
+
+  test("one delivery per subscribed endpoint of the store, keyed by the event id; a redelivery writes none; others get nothing", async () => {
+    const own = await givenStore(t);
+    const other = await givenStore(t);
+    const [subscribed, unsubscribed, otherStore] = [await receiver(), await receiver(), await receiver()];
+    const endpoint = await givenEndpoint(own, subscribed.url, ['return.requested']);
+    await givenEndpoint(own, unsubscribed.url, ['shipment.status_changed']);
+    await givenEndpoint(other, otherStore.url, ['return.requested']);
+
+    const data = returnRequested(own.storeId);
+    const event = envelope(checkoutReturnRequested, data);
+    await publishAndWait(t.peer.bus, event, 'webhooks-return-requested', 'CHECKOUT');
+    // the same event again past JetStream's duplicate window (a relay's republish): no second delivery
+    await publishAndWait(t.peer.bus, event, 'webhooks-return-requested', 'CHECKOUT', randomUUID());
+
+    const [message] = await waitFor(() => subscribed.received.length > 0 && subscribed.received, 15_000);
+    const verified = webhookEventPayload.parse(new Webhook(endpoint.secret).verify(message.body, message.headers as Record<string, string>));
+    expect(verified).toEqual({ type: 'return.requested', timestamp: event.occurredAt, data });
+    expect(message.headers['webhook-id']).toBe(`msg_${event.id.replaceAll('-', '')}`);
+    expect(message.body).not.toMatch(/customerId|email|token|password/i);
+
+    const rows = await t.vendor.prisma.webhookDelivery.findMany({ where: { eventId: event.id } });
+    expect(rows.map((row) => row.endpointId)).toEqual([endpoint.id]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(subscribed.received).toHaveLength(1);
+    expect(unsubscribed.received).toHaveLength(0);
+    expect(otherStore.received).toHaveLength(0);
+  });
+
+  test('a return of a store without a subscribed endpoint writes no delivery and is acknowledged', async () => {
+    const own = await givenStore(t);
+    const event = envelope(checkoutReturnRequested, returnRequested(own.storeId));
+    await publishAndWait(t.peer.bus, event, 'webhooks-return-requested', 'CHECKOUT');
+    expect(await t.vendor.prisma.webhookDelivery.count({ where: { eventId: event.id } })).toBe(0);
+  });
+
+  test('an endpoint cannot subscribe to an unknown event type (400)', async () => {
+    const r = await receiver();
+    const res = await http().post(BASE).set(store.headers()).send({ url: r.url, events: ['return.approved'] }).expect(400);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(await t.vendor.prisma.webhookEndpoint.count({ where: { url: r.url } })).toBe(0);
   });
 });
 
@@ -274,6 +333,87 @@ describe('retries and failures', () => {
     const mails = (await outboxEvents(t, notifyEmailRequested)).filter((m) => m.template === 'webhook_endpoint_disabled' && m.vars.url === r.url);
     expect(mails).toHaveLength(1);
   });
+});
+
+describe('recording attempts', () => {
+  /** A ping of the endpoint due at `at` (far ahead, so the running worker leaves it to the test). */
+  const farDelivery = (endpointId: string, at: Date) =>
+    t.vendor.prisma.webhookDelivery.create({
+      data: { id: randomUUID(), endpointId, eventId: randomUUID(), eventType: 'ping', payload: { type: 'ping', timestamp: at.toISOString(), data: { endpointId } }, nextAttemptAt: at },
+    });
+  const claimAt = async (at: Date, id: string) => (await claimDueDeliveries(deps({ clock: () => at }), 50)).filter((d) => d.id === id);
+
+  test('an attempt that cannot be recorded leaves its delivery claimable when the lease ends, sent once more with the same webhook-id', async () => {
+    const own = await givenStore(t);
+    const r = await receiver();
+    const endpoint = await givenEndpoint(own, r.url);
+    const at = new Date(Date.now() + 500 * 86_400_000);
+    const delivery = await farDelivery(endpoint.id, at);
+    const [claimed] = await claimAt(at, delivery.id);
+    expect(claimed).toMatchObject({ id: delivery.id, attempt: 1 });
+
+    // the database refuses the recording statement (a real failure: a constraint no attempt row passes)
+    await t.vendor.prisma.$executeRawUnsafe('ALTER TABLE webhook_attempt ADD CONSTRAINT refuse_attempts CHECK (false) NOT VALID');
+    try {
+      await expect(sendDelivery(deps({ clock: () => at }), claimed)).rejects.toThrow(/refuse_attempts/);
+    } finally {
+      await t.vendor.prisma.$executeRawUnsafe('ALTER TABLE webhook_attempt DROP CONSTRAINT refuse_attempts');
+    }
+    expect(r.received).toHaveLength(1);
+    // nothing of the attempt was written: still pending and leased, no attempt row
+    const leased = await t.vendor.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attemptLog: true } });
+    expect(leased).toMatchObject({ status: 'pending', attempts: 1, attemptLog: [] });
+    const leaseEnd = (leased.claimedUntil as Date).getTime();
+    expect(leaseEnd).toBe(at.getTime() + deps().config.WEBHOOK_TIMEOUT_MS + 5_000);
+
+    // not claimable while the lease runs; claimable once it ended
+    expect(await claimAt(new Date(leaseEnd - 1_000), delivery.id)).toEqual([]);
+    const after = new Date(leaseEnd + 1);
+    const [again] = await claimAt(after, delivery.id);
+    expect(again).toMatchObject({ id: delivery.id, attempt: 2 });
+    await sendDelivery(deps({ clock: () => after }), again);
+
+    expect(r.received).toHaveLength(2);
+    expect(r.received[1].headers['webhook-id']).toBe(r.received[0].headers['webhook-id']);
+    const done = await t.vendor.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attemptLog: true } });
+    expect(done).toMatchObject({ status: 'delivered', claimedUntil: null, attemptLog: [expect.objectContaining({ httpStatus: 200 })] });
+  });
+
+  test('attempts finishing together are recorded together (group commit), each delivery with its own outcome', async () => {
+    const own = await givenStore(t);
+    const [okEndpoint, failingEndpoint] = [await givenEndpoint(own, (await receiver()).url), await givenEndpoint(own, (await receiver()).url)];
+    const at = new Date(Date.now() + 600 * 86_400_000);
+    const rows = await Promise.all([okEndpoint, okEndpoint, okEndpoint, failingEndpoint, failingEndpoint].map((e) => farDelivery(e.id, at)));
+    const claimed = (await claimDueDeliveries(deps({ clock: () => at }), 50)).filter((d) => rows.some((row) => row.id === d.id));
+    expect(claimed).toHaveLength(5);
+
+    // counts the recording statements on the real pool (every call passes through)
+    const statements: string[] = [];
+    const pool = sqlPoolOf(t.vendor.prisma);
+    const query = pool.query.bind(pool);
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((statement: { name?: string }, ...rest: unknown[]) => {
+      if (typeof statement === 'object' && statement.name) statements.push(statement.name);
+      return (query as (...args: unknown[]) => unknown)(statement, ...rest);
+    }) as typeof pool.query);
+    try {
+      const answers = claimed.map((d) => (d.endpointId === okEndpoint.id ? { status: 200, body: 'ok' } : { status: 503, body: 'busy' }));
+      await Promise.all(claimed.map((d, i) => recordAttempt(deps({ clock: () => at }), d, at, { ...answers[i], durationMs: 3, error: null, retryAfter: null })));
+    } finally {
+      spy.mockRestore();
+    }
+    // the first two go at once (two in flight), the three that arrive meanwhile in one statement
+    expect(statements.filter((name) => name === 'vendor-webhook-record-attempts').length).toBeLessThanOrEqual(3);
+
+    const after = await t.vendor.prisma.webhookDelivery.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: { attemptLog: true } });
+    expect(after).toHaveLength(5);
+    for (const d of after) {
+      if (d.endpointId === okEndpoint.id) expect(d).toMatchObject({ status: 'delivered', nextAttemptAt: null, claimedUntil: null, attemptLog: [expect.objectContaining({ httpStatus: 200, responseBody: 'ok' })] });
+      else expect(d).toMatchObject({ status: 'pending', nextAttemptAt: new Date(at.getTime() + 200), claimedUntil: null, attemptLog: [expect.objectContaining({ httpStatus: 503, responseBody: 'busy' })] });
+    }
+    const endpoints = await t.vendor.prisma.webhookEndpoint.findMany({ where: { id: { in: [okEndpoint.id, failingEndpoint.id] } } });
+    expect(Object.fromEntries(endpoints.map((e) => [e.id, e.failingSince]))).toEqual({ [okEndpoint.id]: null, [failingEndpoint.id]: at });
+  });
+
 });
 
 describe('stores are kept apart', () => {

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { subOrderStatusSchema } from '../commerce';
+import { checkoutReturnRequested, subOrderStatusSchema } from '../commerce';
 import type { ApiRoute } from '../openapi';
 import { money, uuidParam } from './common';
 
 // ---------------------------------------------------------------- vendor webhooks (Standard Webhooks)
 
 /** The events a vendor can subscribe an endpoint to. `ping` is sent by POST .../test only. */
-export const WEBHOOK_EVENT_TYPES = ['sub_order.created', 'sub_order.paid', 'sub_order.cancelled', 'shipment.status_changed'] as const;
+export const WEBHOOK_EVENT_TYPES = ['sub_order.created', 'sub_order.paid', 'sub_order.cancelled', 'shipment.status_changed', 'return.requested'] as const;
 export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;
 
@@ -63,7 +63,16 @@ export const rotatedWebhookSecret = z
 export const webhookDeliveryStatusSchema = z.enum(['pending', 'delivered', 'failed']);
 export type WebhookDeliveryStatus = z.infer<typeof webhookDeliveryStatusSchema>;
 
-/** The data of every event but ping: the sub-order (= shipment) as GET /vendor/shipments/{id} shows it. */
+/** The sub-order events (their data is the sub-order); `return.requested` carries the return. */
+const SHIPMENT_EVENT_TYPES = ['sub_order.created', 'sub_order.paid', 'sub_order.cancelled', 'shipment.status_changed'] as const satisfies readonly WebhookEventType[];
+
+/**
+ * The data of `return.requested`: the return as the store's vendor reads it (ids, reason, items,
+ * amounts as strings; no customer id or e-mail), as checkout announced it.
+ */
+export const webhookReturnData = checkoutReturnRequested.data;
+
+/** The data of the sub-order events: the sub-order (= shipment) as GET /vendor/shipments/{id} shows it. */
 export const webhookShipmentData = z.object({
   subOrderId: z.uuid(),
   shipmentId: z.uuid(),
@@ -91,7 +100,8 @@ export const webhookShipmentData = z.object({
 /** The JSON body a receiver gets (Standard Webhooks `{type, timestamp, data}`). */
 export const webhookEventPayload = z
   .discriminatedUnion('type', [
-    z.object({ type: webhookEventTypeSchema, timestamp: z.iso.datetime(), data: webhookShipmentData }),
+    z.object({ type: z.enum(SHIPMENT_EVENT_TYPES), timestamp: z.iso.datetime(), data: webhookShipmentData }),
+    z.object({ type: z.literal('return.requested'), timestamp: z.iso.datetime(), data: webhookReturnData }),
     z.object({ type: z.literal('ping'), timestamp: z.iso.datetime(), data: z.object({ endpointId: z.uuid() }) }),
   ])
   .meta({ id: 'WebhookEvent' });

@@ -19,7 +19,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A real HTTP receiver on loopback: records every request and answers as told (200 by default). */
+/** A real HTTP receiver on loopback (webhook tests): records every request and answers as told (200 by default). */
 export async function startReceiver(path = '/hooks'): Promise<Receiver> {
   const held: http.ServerResponse[] = [];
   const receiver: Receiver = {
