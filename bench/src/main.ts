@@ -1,14 +1,16 @@
 /**
  * `npm run bench`: starts the stack on free ports with its own schemas and namespace, runs the
- * scenarios, prints a table and writes bench/results.json (DESIGN §10).
+ * scenarios, prints a table and writes their figures into bench/results.json (DESIGN §10), keeping
+ * the last figures of the scenarios it did not run.
  */
-import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startStack, type ServiceName } from '@pasar/stack';
 import { startSmtpCatcher, uniqueNamespace } from '@pasar/testkit';
 import { SCENARIOS } from './scenarios';
 import { cpuBetween, readStack, rssOf } from './processes';
+import { mergeResults, type BenchResults } from './results';
 import { renderTable, round } from './stats';
 import type { BenchSettings, TableRow } from './types';
 
@@ -117,13 +119,14 @@ async function main(): Promise<void> {
 
   const rows: TableRow[] = [];
   let afterLoad = idle;
-  const results: Record<string, unknown> = {};
+  const results: Record<string, Record<string, unknown>> = {};
   try {
     for (const scenario of scenarios) {
       log(`${scenario.name}: ${scenario.title}`);
       const result = await scenario.run({ stack, settings, log: (line) => log(`  ${scenario.name}: ${line}`) });
       rows.push(...result.rows);
-      results[scenario.name] = { title: scenario.title, ...result.data };
+      const stamp = { measuredAt: new Date().toISOString(), loadAverage: loadavg().map((n) => round(n, 2)) };
+      results[scenario.name] = { title: scenario.title, ...stamp, ...result.data };
     }
   } catch (err) {
     for (const [name, service] of Object.entries(stack.services)) {
@@ -162,8 +165,10 @@ async function main(): Promise<void> {
     scenarios: results,
     processes,
   };
+  // the scenarios this run did not measure keep their last figures (results.ts)
   const file = join(__dirname, '..', 'results.json');
-  writeFileSync(file, `${JSON.stringify(output, null, 2)}\n`);
+  const previous: unknown = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+  writeFileSync(file, `${JSON.stringify(mergeResults(previous, output as BenchResults), null, 2)}\n`);
   console.log(`\n${renderTable(rows)}\n`);
   log(`written ${file}`);
 }
