@@ -8,7 +8,7 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { startFakeCarrier, waitFor, type FakeCarrier, type TestBus } from '@pasar/testkit';
-import { connectBus } from './support/bus';
+import { connectStackBus } from './support/bus';
 import { newShopper, openStore, pollUntil, submit, type E2eStore } from './support/commerce';
 import { show, type ApiClient, type Problem } from './support/http';
 import { newCustomer } from './support/identity';
@@ -35,7 +35,7 @@ let admin: ApiClient | undefined;
 beforeAll(async () => {
   carrier = await startFakeCarrier();
   e2e = await startE2eStack({ env: { admin: ADMIN_ENV(carrier.url) } });
-  testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+  testBus = await connectStackBus(e2e);
   store = await openStore(e2e, testBus, { basePrice: '30.00', stock: 100 }, 6);
   const pickup = await store.vendor.post(`${API}/vendor/pickup-addresses`, { label: 'Warehouse', address_line_1: '9 Jalan Gudang', postcode: '40000', state: 'Selangor', is_default: true });
   if (pickup.status !== 201) throw new Error(`pickup address: ${show(pickup)}`);

@@ -11,7 +11,7 @@ import { callRpc } from '@pasar/bus';
 import { b2bReserveRequests } from '@pasar/contracts';
 import { DEMO_B2B_ADMIN_EMAIL, DEMO_B2B_STAFF_EMAIL, liveProductBody, seedB2bDemo } from '@pasar/stack';
 import { waitFor, type TestBus } from '@pasar/testkit';
-import { connectBus } from './support/bus';
+import { connectStackBus } from './support/bus';
 import { openStore, pollUntil, type E2eStore } from './support/commerce';
 import { show, type ApiClient, type ApiResponse, type Problem } from './support/http';
 import { newCustomer } from './support/identity';
@@ -134,7 +134,7 @@ describe('B2B through the gateway', () => {
     'register → approve (e-mail) → invite (e-mail, setup) → request → approve → B2B submit → pay → paid, listed, dashboards',
     withLogs(env, async () => {
       const e2e = env();
-      testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+      testBus = await connectStackBus(e2e);
       store = await openStore(e2e, testBus, { basePrice: PRICE, stock: 100 }, 7);
       const owner = await signedUp(e2e, 'b2b-owner');
 

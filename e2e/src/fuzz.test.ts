@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { addAddress, liveProductBody, openStore } from '@pasar/stack';
 import type { TestBus } from '@pasar/testkit';
 import { asSession } from './support/commerce';
-import { connectBus } from './support/bus';
+import { connectStackBus } from './support/bus';
 import {
   HEADER_MUTATIONS,
   IdPool,
@@ -106,7 +106,7 @@ describe('fuzzing every operation of the served OpenAPI document', () => {
     withLogs(env, async () => {
       const e2e = env();
       const gatewayUrl = e2e.stack.gatewayUrl;
-      testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+      testBus = await connectStackBus(e2e);
 
       // the cast: an anonymous caller, a customer with an address, a vendor with a store, the seeded admin
       const sessions = new Sessions(gatewayUrl);

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { seedB2bDemo, signIn } from '@pasar/stack';
 import { waitFor, type TestBus } from '@pasar/testkit';
-import { connectBus } from './support/bus';
+import { connectStackBus } from './support/bus';
 import { asSession, newShopper, openStore, submit, type E2eStore, type Shopper } from './support/commerce';
 import { show, type ApiClient, type Problem } from './support/http';
 import { startSecondGateway, type SecondGateway } from './support/second-gateway';
@@ -23,7 +23,7 @@ const open: SseClient[] = [];
 
 beforeAll(async () => {
   e2e = await startE2eStack();
-  testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+  testBus = await connectStackBus(e2e);
   store = await openStore(e2e, testBus, { basePrice: '12.00', stock: 500 }, 5);
   // replica B: a short heartbeat, a short replay bound, and an upstream timeout shorter than its streams live
   second = await startSecondGateway(e2e, { LIVE_HEARTBEAT_MS: '500', LIVE_REPLAY_MAX_MESSAGES: '3', UPSTREAM_TIMEOUT_MS: '2000' });

@@ -7,10 +7,10 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { TestBus } from '@pasar/testkit';
-import { connectBus, envelope, findEnvelope, publish, waitForAck, type Envelope } from './support/bus';
+import { connectStackBus, envelope, findEnvelope, publish, waitForAck, type Envelope } from './support/bus';
 import { newShopper, openStore, pollUntil, submit, type E2eStore, type Shopper } from './support/commerce';
 import { show, type ApiClient, type Problem } from './support/http';
-import { API, E2E_NATS_USER, startE2eStack, withLogs, type E2eStack } from './support/stack';
+import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
 
 const PRICE = '25.00';
 const FLAT_RATE = 8;
@@ -58,7 +58,7 @@ let store: E2eStore | undefined;
 
 beforeAll(async () => {
   e2e = await startE2eStack({ env: { checkout: { PAYMENT_MERCHANT_ID: MERCHANT_ID, PAYMENT_SECRET_KEY: SECRET_KEY } } });
-  testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace, e2e.stack.natsSeeds[E2E_NATS_USER]);
+  testBus = await connectStackBus(e2e);
   store = await openStore(e2e, testBus, { basePrice: PRICE, stock: 10 }, FLAT_RATE);
 }, 180_000);
 

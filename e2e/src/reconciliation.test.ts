@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestBus } from '@pasar/testkit';
-import { connectBus, envelope, publish } from './support/bus';
+import { connectStackBus, envelope, publish } from './support/bus';
 import { newShopper, openStore, pollUntil, submit, type E2eStore, type Shopper } from './support/commerce';
 import { show, type ApiClient } from './support/http';
 import { newCustomer } from './support/identity';
@@ -42,7 +42,7 @@ let admin: ApiClient | undefined;
 
 beforeAll(async () => {
   e2e = await startE2eStack({ env: { admin: { CARRIER_MOCK: 'true', RECON_UNBILLED_AFTER: '3s' } } });
-  testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+  testBus = await connectStackBus(e2e);
   // 1.000 kg products, 6.00 flat carrier_a shipping: each booking expects 1.000 kg for 6.00
   store = await openStore(e2e, testBus, { basePrice: '20.00', stock: 100, weightKg: '1.000' }, 6);
   const pickup = await store.vendor.post(`${API}/vendor/pickup-addresses`, { label: 'Warehouse', address_line_1: '9 Jalan Gudang', postcode: '40000', state: 'Selangor', is_default: true });

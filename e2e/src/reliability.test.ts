@@ -17,7 +17,7 @@ import { loadConfig } from '@pasar/service-kit';
 import { freePort, silentLog, waitFor, type TestBus } from '@pasar/testkit';
 import { startVendor, type VendorService } from '../../apps/vendor/src/app';
 import { vendorConfigSchema } from '../../apps/vendor/src/config';
-import { connectBus } from './support/bus';
+import { connectStackBus } from './support/bus';
 import { newShopper, openStore, submit, type E2eStore, type Shopper } from './support/commerce';
 import { show } from './support/http';
 import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
@@ -40,7 +40,7 @@ beforeAll(async () => {
   nats = await startNatsServer({ storeDir, port, binary: NATS_SERVER_BIN });
   natsUp = true;
   e2e = await startE2eStack({ natsUrl: nats.url });
-  testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+  testBus = await connectStackBus(e2e);
   store = await openStore(e2e, testBus, { basePrice: '10.00', stock: 1000 }, 5);
   db = new pg.Client({ connectionString: baseDatabaseUrl(e2e.stack.databaseUrl) });
   await db.connect();

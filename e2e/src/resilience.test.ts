@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { baseDatabaseUrl } from '@pasar/stack';
 import type { TestBus } from '@pasar/testkit';
-import { connectBus, envelope, publish, waitForAck } from './support/bus';
+import { connectStackBus, envelope, publish, waitForAck } from './support/bus';
 import type { Problem } from './support/http';
 import { newCustomer } from './support/identity';
 import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
@@ -17,7 +17,7 @@ let db: pg.Client | undefined;
 
 beforeAll(async () => {
   e2e = await startE2eStack();
-  testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+  testBus = await connectStackBus(e2e);
   db = new pg.Client({ connectionString: baseDatabaseUrl(e2e.stack.databaseUrl) });
   await db.connect();
 }, 180_000);

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { waitFor, type TestBus } from '@pasar/testkit';
-import { connectBus } from './support/bus';
+import { connectStackBus } from './support/bus';
 import { newShopper, openStore, submit, type E2eStore } from './support/commerce';
 import type { Problem } from './support/http';
 import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
@@ -80,7 +80,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_TRACES_SAMPLER: 'always_on' };
   e2e = await startE2eStack({ env: { gateway: otel, checkout: otel, b2b: otel, vendor: otel, admin: otel, notifier: otel } });
-  testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+  testBus = await connectStackBus(e2e);
   store = await openStore(e2e, testBus, { basePrice: '10.00', stock: 50 }, 5);
 }, 240_000);
 

@@ -159,9 +159,10 @@ export async function startTestB2b(env: Record<string, string> = {}): Promise<Te
     peer,
     peers,
     async call(method, path, as, body) {
-      const headers: Record<string, string> = { ...signFor(method, `/api/v1${path}`, as) };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(`${b2b.url}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const sent = body === undefined ? undefined : JSON.stringify(body);
+      const headers: Record<string, string> = { ...signFor(method, `/api/v1${path}`, as, undefined, sent) };
+      if (sent !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${b2b.url}/api/v1${path}`, { method, headers, body: sent });
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     },

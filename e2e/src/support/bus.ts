@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createTestBus, waitFor, type TestBus } from '@pasar/testkit';
+import { E2E_NATS_USER } from './stack';
 
 export interface Envelope<T> {
   id: string;
@@ -65,4 +66,9 @@ export async function findEnvelope<T>(
     if (matches(envelope.data)) return { envelope, seq };
   }
   return undefined;
+}
+
+/** The test's own bus on an e2e stack: as the `e2e` superuser when the stack runs NATS users, else anonymous. */
+export function connectStackBus(e2e: { stack: { natsUrl: string; natsSeeds: Record<string, string> }; namespace: string }): Promise<TestBus> {
+  return connectBus(e2e.stack.natsUrl, e2e.namespace, e2e.stack.natsSeeds[E2E_NATS_USER]);
 }

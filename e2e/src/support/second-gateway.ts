@@ -34,6 +34,8 @@ export async function startSecondGateway(e2e: E2eStack, env: Record<string, stri
       DATABASE_URL: stack.services.gateway.databaseUrl,
       NATS_URL: stack.natsUrl,
       NATS_NAMESPACE: stack.namespace,
+      // on a stack with NATS users, the gateway's user
+      ...(stack.natsSeeds.gateway ? { NATS_NKEY_SEED: stack.natsSeeds.gateway } : {}),
       IDENTITY_SECRET: stack.identitySecret,
       LOG_LEVEL: 'warn',
       MIGRATE_ON_START: 'false',

@@ -39,10 +39,11 @@ export const E2E_NATS_USER = 'e2e';
 
 /**
  * Whether this test file's stacks run on a nats-server of their own with one NATS user per service
- * and the contracts' permissions (docs/architecture.md "Bus permissions"); a file that runs another
- * file's tests that way imports `./support/nats-users` before that file.
+ * and the contracts' permissions (docs/architecture.md "Bus permissions"), the test's own bus as
+ * the `e2e` superuser: every stack does (what a deployment runs), unless E2E_NATS_USERS=0 or the
+ * file gives the stack a NATS of its own to stop (`natsUrl`: the NATS outage tests).
  */
-let natsUsers = false;
+let natsUsers = process.env.E2E_NATS_USERS !== '0';
 
 export function useNatsUsers(): void {
   natsUsers = true;
@@ -57,7 +58,7 @@ export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env
   const namespace = uniqueNamespace('e2e');
   const print = process.env.E2E_LOG === '1';
   // its own nats-server: the store, seeds and config in a directory of this stack's own
-  const natsDir = natsUsers ? mkdtempSync(join(tmpdir(), 'pasar-e2e-nats-')) : undefined;
+  const natsDir = natsUsers && !options.natsUrl ? mkdtempSync(join(tmpdir(), 'pasar-e2e-nats-')) : undefined;
   let stack: Stack;
   try {
     stack = await startStack({
@@ -67,7 +68,7 @@ export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env
       namespace,
       schemaPrefix: namespace,
       databaseUrl: process.env.TEST_DATABASE_URL || undefined,
-      natsUrl: options.natsUrl ?? (process.env.TEST_NATS_URL || undefined),
+      natsUrl: natsDir ? undefined : (options.natsUrl ?? (process.env.TEST_NATS_URL || undefined)),
       identitySecret: `e2e-identity-secret-${namespace}`,
       logLevel: process.env.E2E_LOG_LEVEL ?? 'info',
       keepLines: 300,

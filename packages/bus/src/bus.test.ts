@@ -12,7 +12,7 @@ import { migrateServiceSchema } from './migrations';
 import { consume, consumeWithInbox, PermanentFailure, type RunningConsumer, type SqlTx } from './consumer';
 import { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';
 import { countDeadLetters, listOutboxDeadLetters, listParkedMessages, replayOutboxDeadLetter, replayParkedMessage } from './dead-letters';
-import { enqueueEvent, enqueueEvents, HANDING_OVER, isUnpublishable, OutboxRelay, stripSchema, UnpublishableError, type OutboxRelayOptions } from './outbox';
+import { enqueueEvent, enqueueEvents, HANDING_OVER, isUnpublishable, OutboxRelay, publishRounds, stripSchema, UnpublishableError, type OutboxRelayOptions } from './outbox';
 import { callRpc, serveRpc } from './rpc';
 import { ensureStreams } from './streams';
 
@@ -127,6 +127,57 @@ describe('outbox relay', () => {
     await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 10000); // marked after the acks
   });
 
+  test('each row names its aggregate; a row of one aggregate goes out only after the one before it (publishRounds)', async () => {
+    const event = userEvent(1201);
+    const envelope = await prisma.$transaction((tx) => enqueueEvent(tx, identityUserUpserted, event, { source: 'test' }));
+    expect((await prisma.outbox.findUniqueOrThrow({ where: { id: envelope.id } })).aggregate).toBe(`user:${event.userId}`);
+    const rows = [
+      { id: 'a1', aggregate: 'order:a' },
+      { id: 'b1', aggregate: 'order:b' },
+      { id: 'n1', aggregate: null },
+      { id: 'a2', aggregate: 'order:a' },
+      { id: 'a3', aggregate: 'order:a' },
+      { id: 'b2', aggregate: 'order:b' },
+      { id: 'n2', aggregate: null },
+    ];
+    expect(publishRounds(rows).map((round) => round.map((row) => row.id))).toEqual([['a1', 'b1', 'n1', 'n2'], ['a2', 'b2'], ['a3']]);
+    await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 10000).catch(() => undefined);
+    await prisma.outbox.deleteMany({ where: { id: envelope.id } });
+  });
+
+  test('after a failed publish, the later rows of its aggregate wait and go out after it, in order; other aggregates are not held', async () => {
+    const { seen, consumer } = collect('aggregate-order');
+    await consumer.ready;
+    const user = userEvent(1210);
+    const first = { ...user, email: 'a-first@example.test' };
+    const second = { ...user, email: 'a-second@example.test', fullName: 'User 1210, renamed' };
+    const other = userEvent(1211);
+    // three rows committed before the relay starts: one pass reads them all
+    const [a1] = await prisma.$transaction(async (tx) => [
+      await enqueueEvent(tx, identityUserUpserted, first, { source: 'test' }),
+      await enqueueEvent(tx, identityUserUpserted, other, { source: 'test' }),
+      await enqueueEvent(tx, identityUserUpserted, second, { source: 'test' }),
+    ]);
+    // the first publish of the aggregate's first row fails as a JetStream timeout would; real NATS otherwise
+    let failures = 0;
+    const js = Object.create(t.bus.js) as Bus['js'];
+    js.publish = async (...args: Parameters<Bus['js']['publish']>) => {
+      if (args[2]?.msgID === a1.id && failures === 0) {
+        failures += 1;
+        throw Object.assign(new Error('TIMEOUT'), { name: 'TimeoutError' });
+      }
+      return t.bus.js.publish(...args);
+    };
+    const bus = Object.create(t.bus) as Bus;
+    Object.defineProperty(bus, 'js', { value: js });
+    startRelay(bus);
+    await waitFor(() => seen.includes(second.email), 15000);
+    expect(failures).toBe(1);
+    // the other aggregate went out in the first pass; the failed row's aggregate kept its order
+    expect(seen.filter((email) => [first.email, second.email, other.email].includes(email))).toEqual([other.email, first.email, second.email]);
+    await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 10000);
+  });
+
   describe('publishCommitted (a hot path hands its committed rows over)', () => {
     /** The bus with its publishes counted by event id, and optionally slowed for some ids. */
     function countingBus(slow: (id: string) => number = () => 0) {
@@ -149,7 +200,7 @@ describe('outbox relay', () => {
         await tx.$executeRawUnsafe('SET LOCAL session_replication_role = replica');
         return enqueueEvent(tx, identityUserUpserted, data, { source: 'test' });
       });
-      return { id: envelope.id, type: envelope.type, payload: envelope, headers: {} };
+      return { id: envelope.id, type: envelope.type, payload: envelope, headers: {}, aggregate: `user:${data.userId}` };
     }
     const leading = async (relay: OutboxRelay) => waitFor(() => relay.isLeader, 5000);
 

@@ -8,7 +8,7 @@ import { currentTraceHeaders, setTraceHeaders } from './trace';
 /** The part of a Prisma transaction client that writing to the outbox needs. */
 export interface OutboxTx {
   outbox: {
-    createMany(args: { data: { id: string; type: string; payload: object; headers: Record<string, string> }[] }): PromiseLike<unknown>;
+    createMany(args: { data: { id: string; type: string; payload: object; headers: Record<string, string>; aggregate: string | null }[] }): PromiseLike<unknown>;
   };
 }
 
@@ -23,7 +23,8 @@ export interface EnqueueOptions {
 /**
  * Writes events to the outbox inside the caller's transaction: they are published if, and only
  * if, the transaction commits. Data is validated against its contract first (through the
- * contract's `accepts` fast path when it has one).
+ * contract's `accepts` fast path when it has one). Each row names its aggregate (the contract's
+ * `aggregateOf`, e.g. `order:<id>`): the relay keeps one aggregate's events in order.
  */
 export async function enqueueEvents<E extends EventContract>(
   tx: OutboxTx,
@@ -52,9 +53,15 @@ export async function enqueueEvents<E extends EventContract>(
       type: e.type,
       payload: e,
       headers,
+      aggregate: aggregateOf(contract, e.data),
     })),
   });
   return envelopes;
+}
+
+/** The aggregate an event's row names (EventContract.aggregateOf), or null for an event that orders with nothing. */
+export function aggregateOf(contract: EventContract, data: unknown): string | null {
+  return contract.aggregateOf ? contract.aggregateOf(data as never) : null;
 }
 
 export async function enqueueEvent<E extends EventContract>(
@@ -118,6 +125,25 @@ export interface OutboxRow {
   type: string;
   payload: unknown;
   headers: Record<string, string>;
+  /** `order:<id>`, …: rows of one aggregate go out in order (null: a row that orders with nothing). */
+  aggregate: string | null;
+}
+
+/**
+ * The rows of a batch in the rounds they are published in: round k holds the k-th row (by seq) of
+ * each aggregate, a row without one in the first round. Each round's publishes go out together;
+ * a row is sent only once the one before it of its aggregate went out, so that after a failed
+ * publish the later rows of that aggregate wait (in order) while the other aggregates go on.
+ */
+export function publishRounds<R extends Pick<OutboxRow, 'aggregate'>>(rows: readonly R[]): R[][] {
+  const rounds: R[][] = [];
+  const seen = new Map<string, number>();
+  for (const row of rows) {
+    const rank = row.aggregate === null ? 0 : (seen.get(row.aggregate) ?? 0);
+    if (row.aggregate !== null) seen.set(row.aggregate, rank + 1);
+    (rounds[rank] ??= []).push(row);
+  }
+  return rounds;
 }
 
 /** How often a standby relay tries to become the leader (the leader's connection died: it takes over). */
@@ -128,7 +154,10 @@ const STANDBY_POLL_MS = 1000;
  * advisory lock on its own connection, which also LISTENs for the NOTIFY of every outbox insert;
  * the others stand by and try the lock every second, so one takes over when the leader's process
  * or connection dies. The leader sends a batch's publishes one after the other without waiting
- * (JetStream stores them in that order), then awaits the acks and marks the published rows.
+ * (JetStream stores them in that order), then awaits the acks and marks the published rows; a
+ * row of an aggregate (`order:<id>`, …) is sent only after the one before it of the same
+ * aggregate went out (publishRounds). When a publish fails, the later rows of its aggregate wait
+ * for the next pass and go out after it, in order; other aggregates are not held.
  * While NATS is down it keeps the rows and retries with a growing pause, in order; a row that can
  * never be published (too large for NATS, refused, invalid) is moved to `outbox_dead_letter` with
  * its error and the relay goes on with the next one.
@@ -147,6 +176,8 @@ export class OutboxRelay {
   private readonly table: string;
   private readonly deadLetterTable: string;
   private readonly lockKey: string;
+  /** Aggregates whose row failed to publish in the relay's last pass: their handed-over rows are left to the relay (in order). */
+  private heldAggregates = new Set<string>();
   /** Rows handed over by publishCommitted and not yet marked: the relay's read leaves them alone. */
   private readonly handedOver = new Set<string>();
   /** Handed-over rows that went out, waiting for their mark (markHandedOver), with when each went out. */
@@ -227,16 +258,27 @@ export class OutboxRelay {
    */
   private async publishHandedOver(rows: readonly OutboxRow[]): Promise<void> {
     const sentAt = new Date(); // as the relay marks its rows: when they went out
-    const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));
     let failed = 0;
-    rows.forEach((row, i) => {
-      if (outcomes[i].status === 'fulfilled') {
-        this.pendingMarks.push({ id: row.id, sentAt });
-      } else {
+    const held = new Set<string>();
+    for (const round of publishRounds(rows)) {
+      // an aggregate whose earlier row the relay holds (a failed publish) or that failed here: the relay sends it, in order
+      const sending = round.filter((row) => row.aggregate === null || (!held.has(row.aggregate) && !this.heldAggregates.has(row.aggregate)));
+      for (const row of round) {
+        if (sending.includes(row)) continue;
         failed += 1;
         this.handedOver.delete(row.id);
       }
-    });
+      const outcomes = await Promise.allSettled(sending.map((row) => this.publish(row)));
+      sending.forEach((row, i) => {
+        if (outcomes[i].status === 'fulfilled') {
+          this.pendingMarks.push({ id: row.id, sentAt });
+        } else {
+          failed += 1;
+          if (row.aggregate !== null) held.add(row.aggregate);
+          this.handedOver.delete(row.id);
+        }
+      });
+    }
     // what did not go out (NATS away, a row too large) is the relay's now
     if (failed > 0) this.wakeUp();
     if (this.pendingMarks.length > 0 && !this.markTimer && this.running) {
@@ -355,31 +397,38 @@ export class OutboxRelay {
     try {
       let { rows } = await client.query<OutboxRow>({
         name: `outbox-pending-${this.options.schema}`,
-        text: `SELECT id, type, payload, headers FROM ${this.table} WHERE published_at IS NULL AND NOT (id = ANY($2::uuid[])) ORDER BY seq LIMIT $1`,
+        text: `SELECT id, type, payload, headers, aggregate FROM ${this.table} WHERE published_at IS NULL AND NOT (id = ANY($2::uuid[])) ORDER BY seq LIMIT $1`,
         values: [this.options.batchSize ?? 200, [...this.handedOver]],
       });
       // a row handed over (publishCommitted) while the read ran is not the relay's either
       rows = rows.filter((row) => !this.handedOver.has(row.id));
       if (rows.length === 0) return { published: 0, handled: 0 };
       const sentAt = new Date();
-      const outcomes = await Promise.allSettled(rows.map((row) => this.publish(row)));
       const published: string[] = [];
       let failure: unknown;
       let parked = 0;
-      for (const [i, outcome] of outcomes.entries()) {
-        const row = rows[i];
-        if (outcome.status === 'fulfilled') {
-          published.push(row.id);
-        } else if (isUnpublishable(outcome.reason)) {
-          await this.park(client, row, outcome.reason);
-          parked += 1;
-        } else {
-          // NATS away or slow: this row stays unpublished and is retried first; rows after it
-          // that did get out are marked (republishing them would not reorder anything either)
-          failure ??= outcome.reason;
-          await client.query(`UPDATE ${this.table} SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [row.id, String(outcome.reason).slice(0, 500)]);
+      /** Aggregates with a row that did not go out: their later rows wait for the next pass. */
+      const held = new Set<string>();
+      for (const round of publishRounds(rows)) {
+        const sending = round.filter((row) => row.aggregate === null || !held.has(row.aggregate));
+        const outcomes = await Promise.allSettled(sending.map((row) => this.publish(row)));
+        for (const [i, outcome] of outcomes.entries()) {
+          const row = sending[i];
+          if (outcome.status === 'fulfilled') {
+            published.push(row.id);
+          } else if (isUnpublishable(outcome.reason)) {
+            await this.park(client, row, outcome.reason);
+            parked += 1;
+          } else {
+            // NATS away or slow, or the subject refused: this row stays unpublished and is retried
+            // first; the later rows of its aggregate wait for it, those of other aggregates go on
+            failure ??= outcome.reason;
+            if (row.aggregate !== null) held.add(row.aggregate);
+            await client.query(`UPDATE ${this.table} SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [row.id, String(outcome.reason).slice(0, 500)]);
+          }
         }
       }
+      this.heldAggregates = held;
       await this.markPublished(client, published, published.map(() => sentAt));
       if (failure) throw failure;
       return { published: published.length, handled: published.length + parked };

@@ -20,6 +20,7 @@ export const b2bCompanyReviewed = defineEvent(
     reviewedBy: z.uuid(),
     reviewedAt: z.iso.datetime(),
   }),
+  { aggregateOf: (d) => `company:${d.companyId}` },
 );
 
 /**

@@ -44,6 +44,7 @@ export const vendorStoreUpserted = defineEvent(
     status: z.enum(['active', 'suspended']),
     updatedAt: z.iso.datetime(),
   }),
+  { aggregateOf: (d) => `store:${d.storeId}` },
 );
 
 const shippingMethodData = z.object({
@@ -61,10 +62,11 @@ const shippingMethodData = z.object({
 });
 
 /** vendor → checkout: the shipping-method replica used for quotes. */
-export const vendorShippingMethodUpserted = defineEvent('vendor.shipping_method.upserted', shippingMethodData);
+export const vendorShippingMethodUpserted = defineEvent('vendor.shipping_method.upserted', shippingMethodData, { aggregateOf: (d) => `shipping_method:${d.id}` });
 export const vendorShippingMethodDeleted = defineEvent(
   'vendor.shipping_method.deleted',
   z.object({ id: z.uuid(), storeId: z.uuid(), deletedAt: z.iso.datetime() }),
+  { aggregateOf: (d) => `shipping_method:${d.id}` },
 );
 
 /** vendor → checkout, admin: a shipment (= sub-order) changed status. */
@@ -85,6 +87,7 @@ export const vendorShipmentStatusChanged = defineEvent(
     reason: z.string().nullable(),
     changedAt: z.iso.datetime(),
   }),
+  { aggregateOf: (d) => `shipment:${d.shipmentId}` },
 );
 
 // ---------------------------------------------------------------- checkout → vendor, b2b
@@ -218,7 +221,7 @@ export const checkoutOrderCreated = defineEvent(
     ),
     createdAt: z.iso.datetime(),
   }),
-  { accepts: acceptsOrderCreated, route: { keys: ['b2b', 'retail'], keyOf: orderCreatedRouteKey } },
+  { accepts: acceptsOrderCreated, route: { keys: ['b2b', 'retail'], keyOf: orderCreatedRouteKey }, aggregateOf: (d) => `order:${d.orderId}` },
 );
 
 /** checkout → vendor (shipments pending_payment → paid), b2b, notifier. */
@@ -233,6 +236,7 @@ export const checkoutOrderPaid = defineEvent(
     total: moneyString,
     paidAt: z.iso.datetime(),
   }),
+  { aggregateOf: (d) => `order:${d.orderId}` },
 );
 
 /**
@@ -277,6 +281,7 @@ export const checkoutOrderStatusChanged = defineEvent(
     previousStatus: orderStatusSchema,
     changedAt: z.iso.datetime(),
   }),
+  { aggregateOf: (d) => `order:${d.orderId}` },
 );
 
 // ---------------------------------------------------------------- admin → vendor
@@ -291,6 +296,7 @@ export const adminShipmentBooked = defineEvent(
     trackingUrl: z.string().nullable(),
     bookedAt: z.iso.datetime(),
   }),
+  { aggregateOf: (d) => `shipment:${d.shipmentId}` },
 );
 
 // ---------------------------------------------------------------- rpc

@@ -17,6 +17,7 @@ export const identityUserUpserted = defineEvent(
     role: roleSchema,
     updatedAt: z.iso.datetime(),
   }),
+  { aggregateOf: (d) => `user:${d.userId}` },
 );
 
 /**
@@ -34,6 +35,7 @@ export const identityAccountSetupCompleted = defineEvent(
     billing: z.object({ tin: z.string().nullable() }).nullable(),
     completedAt: z.iso.datetime(),
   }),
+  { aggregateOf: (d) => `user:${d.userId}` },
 );
 
 /** any → notifier: send an e-mail with retries. */

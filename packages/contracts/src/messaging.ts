@@ -35,6 +35,12 @@ export interface EventContract<TType extends string = string, TSchema extends z.
   readonly accepts?: (data: unknown) => boolean;
   /** Subject routing (EventRoute), for an event most of whose consumers want only part of it. */
   readonly route?: EventRoute;
+  /**
+   * The aggregate an event is about (`order:<id>`, `shipment:<id>`, …), from its checked data: the
+   * outbox relay publishes one aggregate's events in order, holding the later ones after a failed
+   * publish. None: the event orders with nothing (each goes out on its own).
+   */
+  readonly aggregateOf?: (data: never) => string;
 }
 
 /**
@@ -49,9 +55,11 @@ export interface EventRoute {
 }
 
 /** A contract's options: its version, for a hot event the fast path of its check (EventContract.accepts), its routing (EventRoute). */
-export interface EventContractOptions extends ContractVersion {
+export interface EventContractOptions<TData = unknown> extends ContractVersion {
   accepts?: (data: unknown) => boolean;
   route?: EventRoute;
+  /** EventContract.aggregateOf. */
+  aggregateOf?: (data: TData) => string;
 }
 
 /** The routed event types (defineEvent registers them): the relay publishes a row by its type and data only. */
@@ -60,7 +68,7 @@ const routes = new Map<string, EventRoute>();
 export function defineEvent<TType extends string, TSchema extends z.ZodType>(
   type: TType,
   data: TSchema,
-  options?: EventContractOptions,
+  options?: EventContractOptions<z.output<TSchema>>,
 ): EventContract<TType, TSchema> {
   const contract = { type, version: versionOf(options, type), data };
   if (options?.route) {
@@ -71,7 +79,12 @@ export function defineEvent<TType extends string, TSchema extends z.ZodType>(
     if (known && known !== options.route) throw new Error(`${type} is routed twice`);
     routes.set(type, options.route);
   }
-  return { ...contract, ...(options?.accepts ? { accepts: options.accepts } : {}), ...(options?.route ? { route: options.route } : {}) };
+  return {
+    ...contract,
+    ...(options?.accepts ? { accepts: options.accepts } : {}),
+    ...(options?.route ? { route: options.route } : {}),
+    ...(options?.aggregateOf ? { aggregateOf: options.aggregateOf as (data: never) => string } : {}),
+  };
 }
 
 /**

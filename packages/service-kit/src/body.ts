@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
+import getRawBody from 'raw-body';
 import { ProblemError, sendProblem } from './problems';
 
 /** How deeply a JSON body may nest objects and arrays; real bodies stay under 10. */
@@ -83,6 +85,23 @@ export function verifyJsonDepth(_req: unknown, _res: unknown, raw: Buffer): void
 
 /** 415: a write whose body is not JSON (the express pipeline's check and the lean path's). */
 export const notJsonBody = () => new ProblemError(415, 'unsupported_media_type', 'send the body as application/json');
+
+/**
+ * A request's body bytes as sent, up to `limit` (e.g. '1mb'): raw-body's errors otherwise (413
+ * `entity.too.large`, checked against Content-Length before anything is read; problemOf maps them).
+ */
+export function readRawBody(req: IncomingMessage, limit: string): Promise<Buffer> {
+  return getRawBody(req, { length: req.headers['content-length'], limit });
+}
+
+/** Whether a request declares a content encoding other than `identity` (the signed digest covers the bytes as sent, so none is undone). */
+export function hasEncodedBody(headers: { 'content-encoding'?: string }): boolean {
+  const encoding = headers['content-encoding']?.trim().toLowerCase();
+  return encoding !== undefined && encoding !== '' && encoding !== 'identity';
+}
+
+/** 415: a body sent with a content encoding (gzip, deflate, br): the gateway and the services take it as sent only. */
+export const unsupportedEncoding = () => new ProblemError(415, 'unsupported_content_encoding', 'send the body without a Content-Encoding (identity only)');
 
 /** True when the path does not percent-decode (`/%E0%A4%A`) or carries an encoded NUL (`%00`, path or query). */
 export function isMalformedUrl(url: string): boolean {

@@ -4,7 +4,7 @@ import pino from 'pino';
 import request from 'supertest';
 import { z } from 'zod';
 import { requireRole } from './auth';
-import { signIdentityHeaders, type Identity } from './identity';
+import { bodySha256, signIdentityHeaders, type Identity } from './identity';
 import { conflict } from './problems';
 import { leanRouter, mountOnExpress, type LeanRequest, type LeanRoute } from './lean';
 import { createService, type RunningServer } from './service';
@@ -17,8 +17,9 @@ import { parse } from './validate';
 const secret = 'service-kit-lean-test-secret';
 const customer = { userId: '6f1f7a4e-52a8-4b8e-9a3e-1f2d3c4b5a69', role: 'customer' as const, email: 'c@example.test' };
 const admin = { ...customer, role: 'admin' as const };
-/** Headers signed for this request, with a fixed request id: both services then answer the same problem bodies. */
-const signFor = (method: string, path: string, identity: Identity | null, key: string) => signIdentityHeaders(key, { method, path }, identity, 'req-lean');
+/** Headers signed for this request (its body as sent, none by default), with a fixed request id: both services then answer the same problem bodies. */
+const signFor = (method: string, path: string, identity: Identity | null, key: string, body: string | Buffer = '') =>
+  signIdentityHeaders(key, { method, path, bodySha256: bodySha256(body) }, identity, 'req-lean');
 
 const routes = leanRouter();
 routes.post('/echo/:id', async (req) => {
@@ -89,7 +90,7 @@ async function same(call: Call) {
 const post = (path: string, body: string | Buffer, type = 'application/json', identity: Identity | null = customer, extra: Record<string, string> = {}): Call => (server) =>
   request(server.url)
     .post(path)
-    .set({ ...signFor('POST', path, identity, secret), 'x-request-id': 'req-lean', 'content-type': type, ...extra })
+    .set({ ...signFor('POST', path, identity, secret, body), 'x-request-id': 'req-lean', 'content-type': type, ...extra })
     .send(body);
 
 const echo = '/api/v1/echo/abc';
@@ -160,11 +161,29 @@ describe('lean routes answer what the same routes answer on express', () => {
     expect(failed.body).not.toContain('hunter2');
   });
 
-  test('what the lean path leaves to express answers as on express: a gzip body, another charset', async () => {
+  test('the signature covers the body: headers replayed with another body or with none → 401, the signed body passes', async () => {
+    const signedBody = JSON.stringify({ name: 'signed' });
+    const captured = { ...signFor('POST', echo, customer, secret, signedBody), 'x-request-id': 'req-lean', 'content-type': 'application/json' };
+    const replay = (body: string | undefined): Call => (server) => {
+      const sent = request(server.url).post(echo).set(captured);
+      return body === undefined ? sent : sent.send(body);
+    };
+    for (const body of [JSON.stringify({ name: 'other' }), `${signedBody} `, '', undefined]) {
+      const answer = await same(replay(body));
+      expect([answer.status, JSON.parse(answer.body)]).toEqual([401, expect.objectContaining({ code: 'unauthenticated', detail: 'the request body is not the one the identity signature covers' })]);
+    }
+    // a GET signed without a body is not a licence to send one
+    const get: Call = (server) =>
+      request(server.url).get('/api/v1/which').set({ ...signFor('GET', '/api/v1/which', customer, secret), 'x-request-id': 'req-lean', 'content-type': 'application/json' }).send('{"a":1}');
+    expect((await seen(get, referenceServer)).status).toBe(401);
+    expect((await same(replay(signedBody))).status).toBe(201);
+  });
+
+  test('a body with a Content-Encoding → 415 on both paths (the signature covers the bytes as sent); another charset goes to express', async () => {
     const zipped = gzipSync(JSON.stringify({ name: 'zipped' }));
-    const headers = { ...signFor('POST', echo, customer, secret), 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': zipped.length };
+    const headers = { ...signFor('POST', echo, customer, secret, zipped), 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': zipped.length };
     const gzipped = await same((server) => raw(server, 'POST', echo, headers, zipped));
-    expect([gzipped.status, JSON.parse(gzipped.body).name]).toEqual([201, 'zipped']);
+    expect([gzipped.status, JSON.parse(gzipped.body).code]).toEqual([415, 'unsupported_content_encoding']);
     expect((await same(post(echo, JSON.stringify({ name: 'x' }), 'application/json; charset=latin1'))).status).toBe(415);
   });
 
@@ -183,7 +202,8 @@ describe('lean routes answer what the same routes answer on express', () => {
 
   test('an empty answer, another method, a malformed URL and an unknown path', async () => {
     expect((await same(post('/api/v1/empty', ''))).status).toBe(204);
-    const put: Call = (server) => request(server.url).put(echo).set({ ...signFor('PUT', echo, customer, secret), 'x-request-id': 'req-lean' }).send({ name: 'x' });
+    const put: Call = (server) =>
+      request(server.url).put(echo).set({ ...signFor('PUT', echo, customer, secret, JSON.stringify({ name: 'x' })), 'x-request-id': 'req-lean' }).send({ name: 'x' });
     expect((await same(put)).status).toBe(404);
     expect(JSON.parse((await same(post('/api/v1/echo/%E0%A4%A', '{}'))).body).code).toBe('malformed_url');
   });

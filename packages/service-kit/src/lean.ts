@@ -6,9 +6,8 @@ import fresh from 'fresh';
 import { match, type MatchFunction } from 'path-to-regexp';
 import type { Request, Response, Router } from 'express';
 import type { Logger } from 'pino';
-import getRawBody from 'raw-body';
-import { jsonDepthExceeds, isMalformedUrl, MAX_JSON_DEPTH, notJsonBody, unacceptableTextIn, TEXT_PROBLEMS } from './body';
-import { gateIdentity, SIGNATURE_REJECTED, type Identity } from './identity';
+import { jsonDepthExceeds, isMalformedUrl, readRawBody, MAX_JSON_DEPTH, notJsonBody, unacceptableTextIn, TEXT_PROBLEMS } from './body';
+import { BODY_NOT_SIGNED, bodyMatchesSignature, gateIdentity, SIGNATURE_REJECTED, type Identity } from './identity';
 import { problemOf, ProblemError, writeProblem } from './problems';
 
 /**
@@ -105,6 +104,7 @@ interface CompiledRoute extends LeanRoute {
 }
 
 const BODY_METHODS = new Set(['POST']);
+const EMPTY_BYTES = new Uint8Array(0);
 
 /**
  * The lean path: a few hot endpoints (a submit, a vendor's shipment read) served on node's own
@@ -183,7 +183,11 @@ async function serve(req: IncomingMessage, res: ServerResponse, route: CompiledR
       req.resume();
       return fail(401, 'unauthenticated', gate.detail);
     }
-    const body = await readBody(req, method, options.routeBodyLimits[route.path] ?? options.bodyLimit);
+    const body = await readBody(req, method, options.routeBodyLimits[route.path] ?? options.bodyLimit, (bytes) => {
+      if (bodyMatchesSignature(gate.bodySha256, bytes)) return;
+      logOf().warn({ reason: 'body' }, SIGNATURE_REJECTED);
+      throw new ProblemError(401, 'unauthenticated', BODY_NOT_SIGNED);
+    });
     const answer = await route.handler({
       method,
       originalUrl,
@@ -211,12 +215,14 @@ async function serve(req: IncomingMessage, res: ServerResponse, route: CompiledR
 
 /**
  * The JSON body as the express pipeline reads it (content-type check, body-parser's json with
- * the same limit, then the depth and text checks), or undefined for a request without a body.
+ * the same limit, the signed digest, then the depth and text checks), or undefined for a request
+ * without a body. `verifySigned` throws when the bytes read (none without a body) are not the signed ones.
  */
-async function readBody(req: IncomingMessage, method: string, limit: string): Promise<unknown> {
+async function readBody(req: IncomingMessage, method: string, limit: string, verifySigned: (bytes: Uint8Array) => void): Promise<unknown> {
   const json = isJson(req.headers['content-type']);
   if (!BODY_METHODS.has(method) || !hasBody(req)) {
     req.resume();
+    verifySigned(EMPTY_BYTES);
     // body-parser answers {} for an empty JSON body, nothing for none
     return BODY_METHODS.has(method) && json && req.headers['content-length'] !== undefined ? {} : undefined;
   }
@@ -224,7 +230,8 @@ async function readBody(req: IncomingMessage, method: string, limit: string): Pr
     req.resume();
     throw notJsonBody();
   }
-  const raw = await getRawBody(req, { length: req.headers['content-length'], limit });
+  const raw = await readRawBody(req, limit);
+  verifySigned(raw);
   if (raw.length === 0) return {};
   if (jsonDepthExceeds(raw, MAX_JSON_DEPTH)) throw new ProblemError(400, 'json_too_deep', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`);
   let body: unknown;

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { notJsonBody, rejectMalformedUrl, rejectUnacceptableText, verifyJsonDepth } from './body';
-import { IDENTITY_HEADERS, SIGNATURE_REJECTED, gateIdentity, type Identity } from './identity';
-import { sendProblem, problemHandler } from './problems';
+import { hasEncodedBody, notJsonBody, rejectMalformedUrl, rejectUnacceptableText, unsupportedEncoding, verifyJsonDepth } from './body';
+import { BODY_NOT_SIGNED, EMPTY_BODY_SHA256, IDENTITY_HEADERS, SIGNATURE_REJECTED, bodyMatchesSignature, gateIdentity, type Identity } from './identity';
+import { ProblemError, sendProblem, problemHandler } from './problems';
 import { leanRequests, mountOnExpress, type LeanRoute } from './lean';
 import { requestLineLogger, requestLogger } from './request-log';
 import { withTraceResponse } from './trace';
@@ -232,9 +232,12 @@ export function createService(options: ServiceOptions): Service {
       return sendProblem(res, 401, 'unauthenticated', gate.detail);
     }
     req.identity = gate.identity;
+    res.locals.signedBody = { sha256: gate.bodySha256, read: false } satisfies SignedBody;
     next();
   });
   options.beforeBody?.(api);
+  // the signature covers the body's bytes as sent: a content encoding is not undone here
+  api.use((req, _res, next) => next(hasEncodedBody(req.headers) ? unsupportedEncoding() : undefined));
   // content type: writes with a body must be JSON (form only where declared)
   api.use((req, res, next) => {
     if (!WRITE_METHODS.has(req.method)) return next();
@@ -246,11 +249,12 @@ export function createService(options: ServiceOptions): Service {
     next(notJsonBody());
   });
   for (const [path, limit] of Object.entries(options.routeBodyLimits ?? {})) {
-    api.post(path, express.json({ limit, strict: false, verify: verifyJsonDepth }));
-    if (formPaths.has(API_PREFIX + path)) api.post(path, express.urlencoded({ extended: false, limit }));
+    api.post(path, express.json({ limit, strict: false, verify: verifySignedJson }));
+    if (formPaths.has(API_PREFIX + path)) api.post(path, express.urlencoded({ extended: false, limit, verify: verifySignedBody }));
   }
-  api.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: false, verify: verifyJsonDepth }));
-  api.use(express.urlencoded({ extended: false, limit: options.bodyLimit ?? '1mb' }));
+  api.use(express.json({ limit: options.bodyLimit ?? '1mb', strict: false, verify: verifySignedJson }));
+  api.use(express.urlencoded({ extended: false, limit: options.bodyLimit ?? '1mb', verify: verifySignedBody }));
+  api.use(requireSignedBodyRead);
   api.use(rejectUnacceptableText);
   mountOnExpress(api, options.leanRoutes ?? []);
   options.routes(api);
@@ -268,6 +272,40 @@ export function createService(options: ServiceOptions): Service {
     listenOps: (port, host = '127.0.0.1') => listen(opsApp, port, host),
   };
 }
+
+/** The signed body digest of an express request (res.locals.signedBody) and whether a body parser checked it. */
+interface SignedBody {
+  sha256: string;
+  read: boolean;
+}
+
+/** A body parser's `verify`: the bytes read are the ones the gateway signed (401 otherwise). */
+function verifySignedBody(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
+  const signed = (res as Response).locals?.signedBody as SignedBody | undefined;
+  if (!signed) return; // a service that authenticates on its own (the gateway) has no signed body
+  if (!bodyMatchesSignature(signed.sha256, raw)) {
+    (req as Request).log.warn({ reason: 'body' }, SIGNATURE_REJECTED);
+    throw new ProblemError(401, 'unauthenticated', BODY_NOT_SIGNED);
+  }
+  signed.read = true;
+}
+
+/** express.json's `verify`: the signed digest first, then the depth. */
+function verifySignedJson(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
+  verifySignedBody(req, res, raw);
+  verifyJsonDepth(req, res, raw);
+}
+
+/**
+ * After the body parsers: a request whose body no parser read (none sent) must have been signed
+ * without one, so that headers captured with a body cannot be replayed without it.
+ */
+const requireSignedBodyRead: RequestHandler = (req, res, next) => {
+  const signed = res.locals.signedBody as SignedBody | undefined;
+  if (!signed || signed.read || signed.sha256 === EMPTY_BODY_SHA256) return next();
+  req.log.warn({ reason: 'body' }, SIGNATURE_REJECTED);
+  sendProblem(res, 401, 'unauthenticated', BODY_NOT_SIGNED);
+};
 
 /** Exact paths, and `prefix/*` entries matching the prefix and everything below it. */
 export function pathMatcher(paths: string[]): (path: string) => boolean {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Role } from '@pasar/contracts';
-import { IDENTITY_HEADERS, identitySignature, signIdentityHeaders, type Identity } from '@pasar/service-kit';
+import { EMPTY_BODY_SHA256, IDENTITY_HEADERS, bodySha256, identitySignature, signIdentityHeaders, type Identity } from '@pasar/service-kit';
 
 export const TEST_IDENTITY_SECRET = 'test-identity-secret-0123456789abcdef';
 
@@ -9,7 +9,7 @@ export type TestIdentity = { userId?: string; role: Role; email?: string } | nul
 /**
  * The signature value `signedHeaders` puts in `x-pasar-sig` until the request is sent. No
  * service accepts it (it is not even hex): the supertest hook (`installSignOnSend`, a jest
- * setup file) replaces it with the real signature over the request's method and path.
+ * setup file) replaces it with the real signature over the request's method, path and body.
  */
 export const SIGN_ON_SEND_PREFIX = 'testkit-sign-on-send.';
 
@@ -40,7 +40,7 @@ function fullIdentity(identity: TestIdentity): Identity | null {
  * For fetch or any other client, use `signFor(method, path, identity)`.
  */
 export function signedHeaders(identity: TestIdentity, secret = TEST_IDENTITY_SECRET, requestId: string = randomUUID()): Record<string, string> {
-  const headers = signIdentityHeaders(secret, { method: 'GET', path: '/' }, fullIdentity(identity), requestId);
+  const headers = signIdentityHeaders(secret, { method: 'GET', path: '/', bodySha256: EMPTY_BODY_SHA256 }, fullIdentity(identity), requestId);
   const key = randomUUID();
   pending.set(key, {
     secret,
@@ -53,16 +53,37 @@ export function signedHeaders(identity: TestIdentity, secret = TEST_IDENTITY_SEC
   return { ...headers, [IDENTITY_HEADERS.sig]: `${SIGN_ON_SEND_PREFIX}${key}` };
 }
 
-/** Headers signed for exactly this request (method, and path with its query string as sent: /api/v1/...). */
-export function signFor(method: string, path: string, identity: TestIdentity, secret = TEST_IDENTITY_SECRET): Record<string, string> {
-  return signIdentityHeaders(secret, { method, path }, fullIdentity(identity), randomUUID());
+/**
+ * Headers signed for exactly this request (method, path with its query string as sent:
+ * /api/v1/..., and the body's bytes as sent; none by default).
+ */
+export function signFor(
+  method: string,
+  path: string,
+  identity: TestIdentity,
+  secret = TEST_IDENTITY_SECRET,
+  body: string | Uint8Array = '',
+): Record<string, string> {
+  return signIdentityHeaders(secret, { method, path, bodySha256: bodySha256(body) }, fullIdentity(identity), randomUUID());
 }
 
-/** The real signature for a placeholder, or undefined when `sig` is not one of ours. */
-export function signatureForPlaceholder(sig: unknown, method: string, path: string): string | undefined {
+/** Whether `sig` is a placeholder of signedHeaders (the request still needs signing when sent). */
+export function isPlaceholder(sig: unknown): boolean {
+  return typeof sig === 'string' && sig.startsWith(SIGN_ON_SEND_PREFIX) && pending.has(sig.slice(SIGN_ON_SEND_PREFIX.length));
+}
+
+/**
+ * The real identity headers for a placeholder (the signature and the body digest it covers), or
+ * undefined when `sig` is not one of ours. `body`: the bytes the request sends.
+ */
+export function signatureForPlaceholder(sig: unknown, method: string, path: string, body: Uint8Array): Record<string, string> | undefined {
   if (typeof sig !== 'string' || !sig.startsWith(SIGN_ON_SEND_PREFIX)) return undefined;
   const signing = pending.get(sig.slice(SIGN_ON_SEND_PREFIX.length));
   if (!signing) return undefined;
   const { secret, ...fields } = signing;
-  return identitySignature(secret, { method, path, ...fields });
+  const digest = bodySha256(body);
+  return {
+    [IDENTITY_HEADERS.bodySha256]: digest,
+    [IDENTITY_HEADERS.sig]: identitySignature(secret, { method, path, ...fields, bodySha256: digest }),
+  };
 }

@@ -33,6 +33,18 @@ describe('signedHeaders with supertest, signFor with other clients', () => {
     await request(server.url).delete('/api/v1/vendor/products/1').set(headers).expect(200);
   });
 
+  test('supertest bodies are signed as sent (JSON, a buffer, none); the same signed headers with another body answer 401', async () => {
+    const headers = signedHeaders(vendor);
+    await request(server.url).post('/api/v1/vendor/products').set(headers).send({ name: 'kopi' }).expect(200);
+    await request(server.url).post('/api/v1/vendor/products').set(headers).set('content-type', 'application/json').send(Buffer.from('{"a":1}')).expect(200);
+    await request(server.url).post('/api/v1/vendor/products').set(headers).expect(200);
+    const body = JSON.stringify({ name: 'kopi' });
+    const signed = signFor('POST', '/api/v1/vendor/products', vendor, TEST_IDENTITY_SECRET, body);
+    const post = (sent: string) => fetch(`${server.url}/api/v1/vendor/products`, { method: 'POST', headers: { ...signed, 'content-type': 'application/json' }, body: sent });
+    expect((await post(body)).status).toBe(200);
+    expect((await post(JSON.stringify({ name: 'teh' }))).status).toBe(401);
+  });
+
   test('the placeholder signature is never accepted: a request the hook does not sign answers 401', async () => {
     const res = await fetch(`${server.url}/api/v1/vendor/products`, { headers: signedHeaders(vendor) });
     expect(res.status).toBe(401);

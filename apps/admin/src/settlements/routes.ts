@@ -1,11 +1,11 @@
-import { settlementImportBody, settlementsQuery, type SettlementRecord as SettlementRecordResource } from '@pasar/contracts';
+import { SETTLEMENT_IMPORT_PATH, settlementImportBody, settlementsQuery, type SettlementRecord as SettlementRecordResource } from '@pasar/contracts';
 import { ProblemError, parse, requireRole } from '@pasar/service-kit';
 import type { Router } from 'express';
 import type { AdminDeps } from '../deps';
 import type { SettlementRecord } from '../generated/prisma/client';
 import { importSettlements, listSettlements } from './settlements';
 
-export const SETTLEMENT_IMPORT_PATH = '/admin/shipping/settlements/import';
+export { SETTLEMENT_IMPORT_PATH };
 
 /** POST /admin/shipping/settlements/import and GET /admin/shipping/settlements. */
 export function settlementRoutes(router: Router, deps: AdminDeps): void {

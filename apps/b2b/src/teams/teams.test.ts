@@ -184,10 +184,11 @@ describe('invite cap', () => {
       expect((await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: `cap-${i}@example.test`, fullName: 'C', b2bRole: 'staff' })).status).toBe(202);
     }
     expect((await t.call('POST', `/b2b/${company.companyId}/team`, company.owner, { email: 'vendor-cap@example.test', fullName: 'C', b2bRole: 'staff' })).status).toBe(202);
+    const capBody = JSON.stringify({ email: 'cap-9@example.test', fullName: 'C', b2bRole: 'staff' });
     const refused = await fetch(`${t.b2b.url}/api/v1/b2b/${company.companyId}/team`, {
       method: 'POST',
-      headers: { ...signFor('POST', `/api/v1/b2b/${company.companyId}/team`, company.owner), 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'cap-9@example.test', fullName: 'C', b2bRole: 'staff' }),
+      headers: { ...signFor('POST', `/api/v1/b2b/${company.companyId}/team`, company.owner, undefined, capBody), 'content-type': 'application/json' },
+      body: capBody,
     });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('content-type')).toContain('application/problem+json');

@@ -146,8 +146,8 @@ BEGIN
   FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(e, n), jsonb_populate_record(NULL::payment, e -> 'payment') r WHERE placed[n];
 
   -- in arrival order: the relay publishes by seq
-  INSERT INTO outbox (id, type, payload, headers)
-  SELECT (e -> 'outbox' ->> 'id')::uuid, e -> 'outbox' ->> 'type', e -> 'outbox' -> 'payload', e -> 'outbox' -> 'headers'
+  INSERT INTO outbox (id, type, payload, headers, aggregate)
+  SELECT (e -> 'outbox' ->> 'id')::uuid, e -> 'outbox' ->> 'type', e -> 'outbox' -> 'payload', e -> 'outbox' -> 'headers', e -> 'outbox' ->> 'aggregate'
   FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(e, n) WHERE placed[n] ORDER BY n;
 
   RETURN to_jsonb(outcomes);

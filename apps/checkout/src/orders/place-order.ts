@@ -410,7 +410,7 @@ export async function batchEntryOf(priced: PricedOrder): Promise<{ order: Order;
       created_at: created,
     })),
     payment: { id: randomUUID(), order_id: order.id, amount: order.total.toFixed(2), created_at: updated, updated_at: updated },
-    outbox: { id: outbox.id, type: outbox.type, payload: outbox.payload, headers: outbox.headers },
+    outbox: { id: outbox.id, type: outbox.type, payload: outbox.payload, headers: outbox.headers, aggregate: outbox.aggregate },
   };
   return { order, entry };
 }

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { callRpc, type Bus } from '@pasar/bus';
 import { vendorStoreOfOwner } from '@pasar/contracts';
-import { API_PREFIX, signIdentityHeaders, type Identity } from '@pasar/service-kit';
+import { API_PREFIX, EMPTY_BODY_SHA256, signIdentityHeaders, type Identity } from '@pasar/service-kit';
 import type { Logger } from 'pino';
 import type { ResolvedSession } from '../auth/session-cache';
 import type { Upstream } from '../proxy/route-table';
@@ -209,7 +209,7 @@ async function upstreamGet(
   requestId: string,
 ): Promise<{ body: unknown } | Refused> {
   const fullPath = `${API_PREFIX}${path}`;
-  const headers = signIdentityHeaders(deps.identitySecret, { method: 'GET', path: fullPath }, identity, requestId);
+  const headers = signIdentityHeaders(deps.identitySecret, { method: 'GET', path: fullPath, bodySha256: EMPTY_BODY_SHA256 }, identity, requestId);
   try {
     const response = await fetch(`${deps.instanceOf(upstream)}${fullPath}`, {
       headers: { ...headers, accept: 'application/json', 'x-request-id': requestId },

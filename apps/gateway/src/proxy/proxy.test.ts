@@ -1,6 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import { createHash } from 'node:crypto';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { identityCreateUser } from '@pasar/contracts';
+import { SETTLEMENT_IMPORT_BODY_LIMIT, SETTLEMENT_IMPORT_PATH, identityCreateUser } from '@pasar/contracts';
 import { callRpc } from '@pasar/bus';
 import { createService, type RunningServer } from '@pasar/service-kit';
 import { TEST_IDENTITY_SECRET, freePort, silentLog } from '@pasar/testkit';
@@ -19,12 +21,13 @@ interface Echo {
 }
 
 /** A domain service as the real ones are built (service-kit: signed identity check), answering with what it got. */
-async function startEchoService(name: string, publicPaths: string[] = []): Promise<RunningServer> {
+async function startEchoService(name: string, publicPaths: string[] = [], routeBodyLimits: Record<string, string> = {}): Promise<RunningServer> {
   const service = createService({
     name,
     log: silentLog,
     identitySecret: TEST_IDENTITY_SECRET,
     publicPaths,
+    routeBodyLimits,
     formPaths: ['/payments/notify'],
     routes: (router) => {
       router.get('/checkout/slow', async (_req, res) => {
@@ -74,7 +77,7 @@ describe('proxy', () => {
     world = await createTestWorld();
     checkout = await startEchoService('checkout', ['/catalog/products', '/payments/notify']);
     vendor = await startEchoService('vendor');
-    admin = await startEchoService('admin');
+    admin = await startEchoService('admin', [], { [SETTLEMENT_IMPORT_PATH]: SETTLEMENT_IMPORT_BODY_LIMIT });
     gateway = await world.start({
       CHECKOUT_URL: checkout.url,
       VENDOR_URL: vendor.url,
@@ -121,6 +124,75 @@ describe('proxy', () => {
     await request(checkout.url).get('/api/v1/account/addresses?page=3').set(captured).expect(401);
     await request(checkout.url).delete('/api/v1/account/addresses?page=2').set(captured).expect(401);
     await request(admin.url).get('/api/v1/account/addresses?page=2').set(captured).expect(200); // same path and method: the secret is shared
+  });
+
+  it('signs the body it forwards: the captured headers replayed with another body, or none, answer 401', async () => {
+    const body = { addressId: 'a', items: [{ productId: 'p', quantity: 2 }] };
+    const res = await request(gateway.url).post('/api/v1/checkout/submit').set('Cookie', customer.cookie).send(body).expect(200);
+    const echo = res.body as Echo;
+    const sent = JSON.stringify(body);
+    expect(echo.headers['x-pasar-body-sha256']).toBe(createHash('sha256').update(sent).digest('hex'));
+    const captured = Object.fromEntries(Object.entries(echo.headers).filter(([name]) => name.startsWith('x-pasar-'))) as Record<string, string>;
+    const replay = (other: string | undefined) => {
+      const req = request(checkout.url).post('/api/v1/checkout/submit').set(captured).set('content-type', 'application/json');
+      return other === undefined ? req : req.send(other);
+    };
+    expect((await replay(JSON.stringify({ ...body, addressId: 'b' })).expect(401)).body).toMatchObject({ code: 'unauthenticated' });
+    await replay(undefined).expect(401);
+    await replay('').expect(401);
+    await replay(sent).expect(200); // the very bytes signed (within the 60 s)
+  });
+
+  it('a GET is signed without a body: its headers cannot carry one', async () => {
+    const res = await request(gateway.url).get('/api/v1/checkout/pending-order').set('Cookie', customer.cookie).expect(200);
+    const captured = Object.fromEntries(Object.entries((res.body as Echo).headers).filter(([name]) => name.startsWith('x-pasar-'))) as Record<string, string>;
+    expect(captured['x-pasar-body-sha256']).toBe(createHash('sha256').update('').digest('hex'));
+    await request(checkout.url).get('/api/v1/checkout/pending-order').set(captured).set('content-type', 'application/json').send('{"x":1}').expect(401);
+  });
+
+  it('a body over 1 MB → 413 (the settlement import takes up to its own limit); a Content-Encoding → 415', async () => {
+    const big = { note: 'x'.repeat(1024 * 1024) };
+    const over = await request(gateway.url).post('/api/v1/checkout/submit').set('Cookie', customer.cookie).send(big).expect(413);
+    expect(over.body).toMatchObject({ status: 413, code: 'payload_too_large', requestId: over.headers['x-request-id'] });
+    const csvText = 'x'.repeat(3 * 1024 * 1024);
+    const imported = await request(gateway.url).post(`/api/v1${SETTLEMENT_IMPORT_PATH}`).set('Cookie', adminUser.cookie).send({ csvText }).expect(200);
+    expect(((imported.body as Echo).body as { csvText: string }).csvText).toHaveLength(csvText.length);
+    // only that route: the same size elsewhere on admin is refused
+    await request(gateway.url).post('/api/v1/admin/shipping/other').set('Cookie', adminUser.cookie).send({ csvText }).expect(413);
+    await request(gateway.url).post(`/api/v1${SETTLEMENT_IMPORT_PATH}`).set('Cookie', adminUser.cookie).send({ csvText: 'x'.repeat(22 * 1024 * 1024) }).expect(413);
+
+    const zipped = gzipSync(JSON.stringify({ addressId: 'a' }));
+    const encoded = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        `${gateway.url}/api/v1/checkout/submit`,
+        { method: 'POST', headers: { cookie: customer.cookie, 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': zipped.length } },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => resolve({ status: answer.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        },
+      );
+      req.on('error', reject);
+      req.end(zipped);
+    });
+    expect([encoded.status, JSON.parse(encoded.body).code]).toEqual([415, 'unsupported_content_encoding']);
+  });
+
+  it('forwards a chunked body whole, with its length', async () => {
+    const answer = await new Promise<Echo>((resolve, reject) => {
+      const url = new URL(`${gateway.url}/api/v1/checkout/submit`);
+      const req = httpRequest(url, { method: 'POST', headers: { cookie: customer.cookie, 'content-type': 'application/json' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Echo));
+      });
+      req.on('error', reject);
+      req.write('{"addressId":');
+      req.end('"chunked"}');
+    });
+    expect(answer.body).toEqual({ addressId: 'chunked' });
+    expect(answer.headers['content-length']).toBe(String('{"addressId":"chunked"}'.length));
+    expect(answer.headers['transfer-encoding']).toBeUndefined();
   });
 
   it('strips forged x-pasar-* headers: only the gateway speaks for the caller', async () => {

@@ -1,14 +1,25 @@
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
 import { parse as parseUrl } from 'node:url';
-import { redactUrl, signIdentityHeaders, writeProblem, type Identity } from '@pasar/service-kit';
+import {
+  bodySha256,
+  hasEncodedBody,
+  problemOf,
+  readRawBody,
+  redactUrl,
+  signIdentityHeaders,
+  unsupportedEncoding,
+  writeProblem,
+  type Identity,
+} from '@pasar/service-kit';
 import type { RequestHandler } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
 import { routeOf } from './gate';
 import type { Upstream } from './route-table';
-import { UPSTREAM_TIMEOUT_CODE, classifyProxyError, forwardHeaders } from './rules';
+import { UPSTREAM_TIMEOUT_CODE, bodyLimitOf, classifyProxyError, forwardHeaders } from './rules';
 import { isInstanceAway, mayRetryElsewhere, startHealthProbe, UpstreamPool } from './upstreams';
 
 type ProxyConfig = Pick<
@@ -44,13 +55,21 @@ interface InFlight {
   url: string;
   requestId: string;
   retried: boolean;
+  /** The body as read (and signed), sent to the instance in place of the consumed request stream. */
+  body: Buffer;
+}
+
+/** http-proxy's own extension point: a pass before `stream` that pipes the signed body instead of the request. */
+interface ProxyPasses {
+  before(type: 'web', passName: 'stream', pass: (req: IncomingMessage, res: ServerResponse, options: { buffer?: Readable }) => void): void;
 }
 
 /**
  * Forwards requests to the domain services with http-proxy-middleware over a keep-alive agent:
  * one proxy per instance (a fixed target; the instance is picked before, round robin over those
- * that answer). The body is streamed untouched (nothing parses it before); the path is kept as
- * is (/api/v1/...); identity travels in signed headers only.
+ * that answer). The body is read whole first (1 MB, more on the routes BODY_LIMITS lists: 413
+ * above; 415 for a Content-Encoding) and forwarded byte for byte, its SHA-256 among the signed
+ * headers; the path is kept as is (/api/v1/...); identity travels in signed headers only.
  */
 export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamProxy {
   // as many idle sockets kept as may be open: a burst does not close and reopen connections
@@ -71,6 +90,13 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
     writeProblem(res, req.method, status, code, detail, inFlight.get(req)?.requestId);
   };
 
+  // each attempt sends the body read for the request (the stream itself was consumed to sign it)
+  const signedBodyPlugin = (server: unknown) =>
+    (server as ProxyPasses).before('web', 'stream', (req, _res, options) => {
+      const body = inFlight.get(req)?.body;
+      if (body && body.length > 0) options.buffer = Readable.from([body]);
+    });
+
   const proxyTo = (url: string) =>
     createProxyMiddleware<IncomingMessage, ServerResponse>({
       target: parseUrl(url), // parsed once here, not by http-proxy for every request
@@ -80,7 +106,7 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
       // the default plugins without the logger plugin, which formats a line (parsing a URL) for every
       // proxied response even with no logger; failures are logged by the error handler below
       ejectPlugins: true,
-      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin] as Plugin[] as unknown as Plugin<IncomingMessage, ServerResponse>[],
+      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin, signedBodyPlugin] as Plugin[] as unknown as Plugin<IncomingMessage, ServerResponse>[],
       on: {
         proxyReq: (proxyReq) => {
           proxyReq.setTimeout(config.UPSTREAM_TIMEOUT_MS, () => {
@@ -119,14 +145,32 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
     void proxy(req, res, () => fail(req, res, 502, 'bad_gateway', `the ${sent.upstream} service gave no valid answer`));
   }
 
+  const refuse = (req: IncomingMessage, res: ServerResponse, requestId: string, err: unknown) => {
+    req.resume(); // what is left of the body is drained: the answer reaches a client still sending
+    if (res.headersSent) return void res.destroy();
+    const problem = problemOf(err);
+    writeProblem(res, req.method, problem.status, problem.code, problem.detail, requestId);
+  };
+
   const forward: UpstreamProxy['forward'] = (req, res, upstream, identity, requestId) => {
     const path = req.url ?? '/';
-    // the signature covers the method and the path exactly as forwarded (the upstream's req.originalUrl)
-    const signed = signIdentityHeaders(config.IDENTITY_SECRET, { method: req.method ?? 'GET', path }, identity, requestId);
-    req.headers = forwardHeaders(req.headers, signed, requestId);
-    const sent: InFlight = { upstream, url: '', requestId, retried: false };
-    inFlight.set(req, sent);
-    send(req, res, sent);
+    const method = req.method ?? 'GET';
+    // the signature covers the bytes as sent: an encoded body would be signed as something the service does not read
+    if (hasEncodedBody(req.headers)) return refuse(req, res, requestId, unsupportedEncoding());
+    readRawBody(req, bodyLimitOf(method, path)).then(
+      (body) => {
+        // the signature covers the method, the path exactly as forwarded (the upstream's req.originalUrl) and the body
+        const signed = signIdentityHeaders(config.IDENTITY_SECRET, { method, path, bodySha256: bodySha256(body) }, identity, requestId);
+        req.headers = forwardHeaders(req.headers, signed, requestId, body.length);
+        const sent: InFlight = { upstream, url: '', requestId, retried: false, body };
+        inFlight.set(req, sent);
+        send(req, res, sent);
+      },
+      (err: unknown) => {
+        if (req.destroyed || (err as { type?: string }).type === 'request.aborted') return void res.destroy(); // the client went away
+        refuse(req, res, requestId, err);
+      },
+    );
   };
 
   const middleware: RequestHandler = (req, res, next) => {

@@ -1,3 +1,5 @@
+import { SETTLEMENT_IMPORT_BODY_LIMIT, SETTLEMENT_IMPORT_PATH } from '@pasar/contracts';
+
 /** Where a path under /api/v1 is served. */
 export type Upstream = 'checkout' | 'b2b' | 'vendor' | 'admin';
 export type RouteTarget = 'gateway' | Upstream;
@@ -57,4 +59,12 @@ export const ROUTE_TABLE: readonly GatewayRoute[] = [
   { prefix: '/admin/shipping', to: 'admin', access: 'admin' },
   // signed label URLs: no session, the HMAC signature and expiry are the permission (admin answers 403 otherwise)
   { prefix: '/shipment-labels', to: 'admin', access: 'public' },
+];
+
+/** The body limit of a proxied request (the gateway reads the whole body to sign its digest): 1 MB unless listed. */
+export const DEFAULT_BODY_LIMIT = '1mb';
+
+/** Routes that take larger bodies (method, exact path under /api/v1): the settlement CSV import only. */
+export const BODY_LIMITS: readonly { method: string; path: string; limit: string }[] = [
+  { method: 'POST', path: SETTLEMENT_IMPORT_PATH, limit: SETTLEMENT_IMPORT_BODY_LIMIT },
 ];

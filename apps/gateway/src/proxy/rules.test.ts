@@ -1,5 +1,5 @@
 import { ROUTE_TABLE, type GatewayRoute } from './route-table';
-import { classifyProxyError, compileRouteTable, decideAccess, forwardHeaders, isPlainPath, matchRoute } from './rules';
+import { bodyLimitOf, classifyProxyError, compileRouteTable, decideAccess, forwardHeaders, isPlainPath, matchRoute } from './rules';
 
 const compiled = compileRouteTable(ROUTE_TABLE);
 const target = (path: string) => {
@@ -154,5 +154,22 @@ describe('proxy failures', () => {
   it('answer 502 for anything else', () => {
     expect(classifyProxyError('ECONNRESET', 'admin')).toMatchObject({ status: 502, code: 'bad_gateway' });
     expect(classifyProxyError(undefined, 'admin').status).toBe(502);
+  });
+});
+
+describe('body limits and the forwarded length', () => {
+  test('1 MB everywhere but the settlement import (POST, exact path, any query)', () => {
+    expect(bodyLimitOf('POST', '/api/v1/checkout/submit')).toBe('1mb');
+    expect(bodyLimitOf('POST', '/api/v1/admin/shipping/settlements/import')).toBe('21mb');
+    expect(bodyLimitOf('POST', '/api/v1/admin/shipping/settlements/import?dry=1')).toBe('21mb');
+    expect(bodyLimitOf('PUT', '/api/v1/admin/shipping/settlements/import')).toBe('1mb');
+    expect(bodyLimitOf('POST', '/api/v1/admin/shipping/settlements/import/more')).toBe('1mb');
+  });
+
+  test('a body read whole goes on with its length, no longer chunked; a request without one is left as it came', () => {
+    expect(forwardHeaders({ 'transfer-encoding': 'chunked' }, {}, 'r', 12)).toMatchObject({ 'content-length': '12' });
+    expect(forwardHeaders({ 'transfer-encoding': 'chunked' }, {}, 'r', 12)['transfer-encoding']).toBeUndefined();
+    expect(forwardHeaders({ 'content-length': '5' }, {}, 'r', 5)['content-length']).toBe('5');
+    expect(forwardHeaders({}, {}, 'r', 0)['content-length']).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Role } from '@pasar/contracts';
-import type { GatewayRoute, RouteAccess } from './route-table';
+import { API_PREFIX } from '@pasar/service-kit';
+import { BODY_LIMITS, DEFAULT_BODY_LIMIT, type GatewayRoute, type RouteAccess } from './route-table';
 
 /** The table ordered for matching: longest prefix first (ties keep table order). */
 export function compileRouteTable(table: readonly GatewayRoute[]): readonly GatewayRoute[] {
@@ -43,11 +44,19 @@ export function decideAccess(access: RouteAccess, caller: { role: Role } | null)
   return 'forbidden';
 }
 
+/** How large a body a proxied request may send (`url`: /api/v1/..., query string included): 1 MB, more on the routes BODY_LIMITS lists. */
+export function bodyLimitOf(method: string, url: string, limits: typeof BODY_LIMITS = BODY_LIMITS): string {
+  const query = url.indexOf('?');
+  const path = (query === -1 ? url : url.slice(0, query)).slice(API_PREFIX.length);
+  return limits.find((entry) => entry.method === method && entry.path === path)?.limit ?? DEFAULT_BODY_LIMIT;
+}
+
 /**
  * The headers an upstream gets: the incoming ones without any `x-pasar-*` (only the gateway may
- * speak for the caller) and without the session cookie, plus the signed identity headers.
+ * speak for the caller) and without the session cookie, plus the signed identity headers. The
+ * body was read whole (`bodyLength` bytes) and goes on with its length, no longer chunked.
  */
-export function forwardHeaders(incoming: IncomingHttpHeaders, signed: Record<string, string>, requestId: string): IncomingHttpHeaders {
+export function forwardHeaders(incoming: IncomingHttpHeaders, signed: Record<string, string>, requestId: string, bodyLength = 0): IncomingHttpHeaders {
   // one pass, no intermediate copies: this runs for every proxied request
   const headers: IncomingHttpHeaders = {};
   for (const name in incoming) {
@@ -57,6 +66,10 @@ export function forwardHeaders(incoming: IncomingHttpHeaders, signed: Record<str
   }
   Object.assign(headers, signed);
   headers['x-request-id'] = requestId;
+  if (bodyLength > 0 || headers['transfer-encoding'] !== undefined) {
+    delete headers['transfer-encoding'];
+    headers['content-length'] = String(bodyLength);
+  }
   return headers;
 }
 

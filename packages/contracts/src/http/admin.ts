@@ -148,6 +148,8 @@ export const labelQuery = z
 /** 20 MiB of CSV: ~200,000 rows. The import route takes bodies up to SETTLEMENT_IMPORT_BODY_LIMIT. */
 export const SETTLEMENT_CSV_MAX_CHARS = 20 * 1024 * 1024;
 export const SETTLEMENT_IMPORT_BODY_LIMIT = '21mb';
+/** The settlement import route (POST, under /api/v1): the one that takes bodies over 1 MB (gateway and admin). */
+export const SETTLEMENT_IMPORT_PATH = '/admin/shipping/settlements/import';
 
 export const settlementImportBody = z
   .object({
