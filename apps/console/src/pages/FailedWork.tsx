@@ -84,14 +84,19 @@ function DeadLetters() {
     <Section
       title="Parked messages and dead letters"
       actions={
-        <label>
-          Service
-          <select value={service} onChange={(e) => setService(e.target.value as ServiceName)}>
-            {SERVICES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
+        <div className="row">
+          <label>
+            Service
+            <select value={service} onChange={(e) => setService(e.target.value as ServiceName)}>
+              {SERVICES.map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+          </label>
+          <button type="button" onClick={letters.reload} disabled={letters.loading}>
+            Refresh parked messages
+          </button>
+        </div>
       }
     >
       <label>
