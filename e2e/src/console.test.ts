@@ -174,7 +174,7 @@ describe('the operator console in chromium', () => {
   );
 
   it(
-    'admin: find an order by e-mail and short id and open it, see a failing webhook delivery, replay a parked message (it parks again) and discard it',
+    'admin: find an order by e-mail and short id and open it, see a failing webhook delivery, replay a parked message (it stays parked) and discard it',
     withLogs(
       () => e2e,
       async () => {

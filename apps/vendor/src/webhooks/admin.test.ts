@@ -109,7 +109,7 @@ describe('GET /admin/vendor/webhook-deliveries', () => {
     ['an unknown status', '?status=pending', 'validation_failed'],
     ['a limit over 100', '?limit=101', 'validation_failed'],
     ['a cursor this API did not answer', '?cursor=bm9wZQ', 'invalid_cursor'],
-  ])('%s: 400 %s', async (_name, query, code) => {
+  ])('%s (%s): 400 with its code', async (_name, query, code) => {
     const res = await http().get(`${LIST}${query}`).set(asAdmin()).expect(400);
     expect(res.body.code).toBe(code);
   });
