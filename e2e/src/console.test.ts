@@ -3,15 +3,23 @@
  * download) driven headless by playwright-core against a whole stack started here. An
  * administrator signs in, approves a pending vendor application (the row leaves the queue and the
  * credentials e-mail reaches the SMTP catcher), uploads a settlement CSV and sees its flagged lines;
- * a customer's session gets the 403 page. A screenshot of each page goes to docs/console/.
+ * a customer's session gets the 403 page. It finds an order by e-mail and by short id and opens it,
+ * sees a store's failing webhook delivery (its endpoint answers 500), replays a message checkout
+ * really parked (it fails again and stays parked) and discards it with a reason. A screenshot of each page goes to
+ * docs/console/.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { waitFor } from '@pasar/testkit';
+import { addAddress } from '@pasar/stack';
+import { waitFor, type TestBus } from '@pasar/testkit';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { show } from './support/http';
-import { newCustomer } from './support/identity';
+import { connectBus, envelope, publish } from './support/bus';
+import { asSession, openStore, pollUntil, submit } from './support/commerce';
+import { show, type ApiClient } from './support/http';
+import { addressBody, newCustomer } from './support/identity';
 import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -29,6 +37,9 @@ const CHROMIUM_ARGS = [
 
 let e2e: E2eStack | undefined;
 let browser: Browser | undefined;
+let testBus: TestBus | undefined;
+/** A webhook receiver that is down: every request answers 500. */
+let brokenReceiver: http.Server | undefined;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
@@ -39,6 +50,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await testBus?.bus.close();
+  brokenReceiver?.closeAllConnections();
+  await new Promise<void>((resolve) => (brokenReceiver ? brokenReceiver.close(() => resolve()) : resolve()));
   await e2e?.stop();
 }, 60_000);
 
@@ -90,6 +104,8 @@ describe('the operator console in chromium', () => {
         const application = await pendingApplication();
         const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
         const page = await context.newPage();
+        // a loaded machine (several stacks at once) renders slowly
+        page.setDefaultTimeout(60_000);
         try {
           await page.goto(`${e2e.stack.gatewayUrl}/console/`);
           await page.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -151,6 +167,115 @@ describe('the operator console in chromium', () => {
           expect(status).toBe(403);
         } finally {
           await other.close();
+        }
+      },
+    ),
+    300_000,
+  );
+
+  it(
+    'admin: find an order by e-mail and short id and open it, see a failing webhook delivery, replay a parked message (it stays parked) and discard it',
+    withLogs(
+      () => e2e,
+      async () => {
+        const { e2e, browser } = env();
+        testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+        const store = await openStore(e2e, testBus, { basePrice: '25.00', stock: 50 }, 5);
+        const admin = e2e.client();
+        expect((await admin.post(`${API}/auth/sign-in`, e2e.stack.admin)).status).toBe(200);
+
+        // an order of a customer whose e-mail the search is given
+        const shopper = newCustomer('console-shopper');
+        const customer = e2e.client();
+        expect((await customer.post(`${API}/auth/sign-up`, shopper)).status).toBe(201);
+        const addressId = await addAddress(asSession(customer), addressBody('Home') as Parameters<typeof addAddress>[1]);
+        const placed = await submit(customer, { addressId, items: [{ productId: store.productId, quantity: 2 }] }, randomUUID());
+        if (placed.status !== 201) throw new Error(`submit: ${show(placed)}`);
+        const { orderId, shortId } = placed.body;
+        // the customer's e-mail reaches checkout's replica, and the order vendor, by event
+        await pollUntil<{ orders: { id: string }[] }>(admin, `/admin/orders?q=${encodeURIComponent(shopper.email)}`, (b) => b.orders.some((o) => o.id === orderId), 60_000);
+        await pollUntil<unknown[]>(admin, `/admin/vendor/orders/${orderId}/shipments`, (b) => b.length === 1, 60_000);
+
+        // the store's webhook endpoint is down: its ping fails and is retried
+        brokenReceiver = http.createServer((_req, res) => res.writeHead(500).end('down'));
+        await new Promise<void>((resolve) => brokenReceiver?.listen(0, '127.0.0.1', resolve));
+        const receiverUrl = `http://127.0.0.1:${(brokenReceiver.address() as AddressInfo).port}/hooks?token=do-not-show`;
+        const endpoint = await store.vendor.post<{ id: string }>(`${API}/vendor/webhooks`, { url: receiverUrl, events: ['sub_order.created'] });
+        if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${show(endpoint)}`);
+        expect((await store.vendor.post(`${API}/vendor/webhooks/${endpoint.body.id}/test`, {})).status).toBe(201);
+        type Deliveries = { deliveries: { endpointId: string; storeName: string }[] };
+        const failing = await pollUntil<Deliveries>(admin, '/admin/vendor/webhook-deliveries?status=failing', (b) => b.deliveries.some((d) => d.endpointId === endpoint.body.id), 60_000);
+        const storeName = failing.deliveries.find((d) => d.endpointId === endpoint.body.id)?.storeName ?? '';
+
+        // a malformed event on a subject checkout consumes: its consumer parks it
+        const malformed = envelope('vendor.store.upserted', { storeId: 'not-a-store' });
+        await publish(testBus, malformed);
+        type Parked = { id: string; eventId: string; consumer: string | null; deliveries: number | null }[];
+        const parkedOf = async (client: ApiClient) =>
+          ((await client.get<Parked>(`${API}/admin/dead-letters/checkout/messages?kind=consumer&type=vendor.store.upserted`)).body ?? []).filter((m) => m.eventId === malformed.id);
+        let lastList = '';
+        const firstParking = await waitFor(async () => {
+          const res = await admin.get(`${API}/admin/dead-letters/checkout/messages?kind=consumer`);
+          lastList = show(res);
+          return (await parkedOf(admin))[0];
+        }, 60_000).catch((err: unknown) => {
+          throw new Error(`checkout did not list the parked message ${malformed.id}; last list: ${lastList.slice(0, 1500)}`, { cause: err });
+        });
+
+        const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+        const page = await context.newPage();
+        page.setDefaultTimeout(60_000);
+        try {
+          await signIn(page, e2e.stack.admin.email, e2e.stack.admin.password);
+          await page.getByRole('heading', { name: 'Review queues' }).waitFor();
+
+          // orders: by e-mail, then by short id, then the detail
+          await page.getByRole('link', { name: 'Orders' }).click();
+          const search = page.getByLabel('Short id, order id or customer e-mail');
+          await search.fill(shopper.email.toUpperCase());
+          await page.getByRole('button', { name: 'Search' }).click();
+          await page.getByTestId('order-row').filter({ hasText: shortId }).waitFor();
+          await search.fill(shortId.toLowerCase());
+          await page.getByRole('button', { name: 'Search' }).click();
+          const row = page.getByTestId('order-row').filter({ hasText: shortId });
+          await row.waitFor();
+          expect(await row.textContent()).toContain(shopper.email);
+          await shot(page, 'orders');
+          await row.getByRole('button', { name: `Open order ${shortId}` }).click();
+          await page.getByRole('heading', { name: `Order ${shortId}` }).waitFor();
+          await page.getByRole('table', { name: 'Sub-orders' }).getByText('2 × Kopi Tenom', { exact: false }).waitFor();
+          await page.getByRole('table', { name: 'Shipments' }).getByText('pending_payment').waitFor();
+          await page.getByTestId('timeline-row').filter({ hasText: 'order placed' }).waitFor();
+          await shot(page, 'order-detail');
+
+          // failed work: the failing delivery (host only), then the parked message
+          await page.getByRole('link', { name: 'Failed work' }).click();
+          const delivery = page.getByTestId('webhook-row').filter({ hasText: storeName });
+          await delivery.waitFor();
+          const deliveryText = (await delivery.textContent()) ?? '';
+          expect(deliveryText).toContain('HTTP 500');
+          expect(deliveryText).toContain(new URL(receiverUrl).host);
+          expect(deliveryText).not.toContain('do-not-show');
+
+          const parkedRow = page.getByTestId('dead-letter-row').filter({ hasText: 'vendor.store.upserted' });
+          await parkedRow.first().waitFor();
+          await shot(page, 'failed-work');
+          expect(await parkedRow.count()).toBe(1);
+          await parkedRow.getByRole('button', { name: 'Replay' }).click();
+          // replayed through checkout's consumer, the message fails its contract again: it stays parked, one delivery more
+          const replayed = await waitFor(async () => (await parkedOf(admin)).find((m) => m.id === firstParking.id && (m.deliveries ?? 0) > (firstParking.deliveries ?? 0)), 60_000);
+          await page.getByRole('button', { name: 'Refresh parked messages' }).click();
+          await parkedRow.filter({ hasText: String(replayed.deliveries) }).waitFor();
+          expect(await parkedRow.count()).toBe(1);
+
+          await page.getByLabel('Reason to discard').fill('malformed test event from e2e');
+          await parkedRow.getByRole('button', { name: 'Discard' }).click();
+          await parkedRow.first().waitFor({ state: 'detached' });
+          expect(await parkedOf(admin)).toEqual([]);
+          const discards = await admin.get<{ eventId: string; reason: string }[]>(`${API}/admin/dead-letters/checkout/discards`);
+          expect(discards.body.filter((d) => d.eventId === malformed.id).map((d) => d.reason)).toEqual(['malformed test event from e2e']);
+        } finally {
+          await context.close();
         }
       },
     ),

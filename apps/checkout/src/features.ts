@@ -1,4 +1,5 @@
 import { addressesFeature } from './addresses/feature';
+import { adminOrdersFeature } from './admin-orders/feature';
 import { catalogFeature } from './catalog/feature';
 import { familyFeature } from './family/feature';
 import type { CheckoutFeature } from './feature';
@@ -24,4 +25,5 @@ export const features: readonly CheckoutFeature[] = [
   wishlistFeature,
   followsFeature,
   returnsFeature,
+  adminOrdersFeature,
 ];

@@ -3,6 +3,7 @@ import { api, type Schemas } from './api/client';
 import { messageOf } from './hooks';
 import { FailedWork } from './pages/FailedWork';
 import { Forbidden } from './pages/Forbidden';
+import { Orders } from './pages/Orders';
 import { Queues } from './pages/Queues';
 import { Settlements } from './pages/Settlements';
 import { SignIn } from './pages/SignIn';
@@ -12,6 +13,7 @@ type Session = Schemas['SessionResponse'];
 
 const PAGES = [
   { hash: '#/queues', title: 'Review queues', Page: Queues },
+  { hash: '#/orders', title: 'Orders', Page: Orders },
   { hash: '#/failed-work', title: 'Failed work', Page: FailedWork },
   { hash: '#/settlements', title: 'Settlements', Page: Settlements },
 ] as const;

@@ -25,3 +25,4 @@ export * from './http/dead-letters';
 export * from './bus-permissions';
 export * from './live';
 export * from './http/reconciliation';
+export * from './http/operations';

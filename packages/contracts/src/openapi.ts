@@ -20,6 +20,7 @@ import {
   vendorShippingMethod,
 } from './http/vendor';
 import { deadLetterApiRoutes } from './http/dead-letters';
+import { operationsApiRoutes } from './http/operations';
 import { webhookApiRoutes } from './http/webhooks';
 import { paymentNotificationBody, paymentUrlResponse } from './http/payments';
 import { catalogProductDetail, catalogProductPage, catalogProductsQuery, category, categoryBody, vendorProduct, vendorProductBody, vendorProductPage } from './http/catalog';
@@ -242,6 +243,8 @@ export const apiRoutes: ApiRoute[] = [
   { method: 'post', path: '/admin/shipping/reconciliation/{trackingId}/resolve', summary: 'Resolve a reconciliation line: outcome credited, accepted or written_off, with a note; final', tag: 'Admin', access: 'admin', params: trackingIdParam, body: resolveBody, success: { status: 200, body: reconciliationHistory }, problems: [{ status: 404, description: 'not_found: no bill or shipment has this tracking id' }, { status: 409, description: 'already_resolved' }] },
   // every service's dead letters (operators)
   ...deadLetterApiRoutes,
+  // orders and webhook deliveries (operators)
+  ...operationsApiRoutes,
 ];
 
 const problemResponse = (description: string) => ({

@@ -12,3 +12,4 @@ export * from './body';
 export * from './lean';
 export * from './dead-letter-routes';
 export * from './periodic';
+export * from './cursor';

@@ -16,11 +16,11 @@ export function tolerancesOf(config: AdminDeps['config']): Tolerances {
   };
 }
 
-/** One row per tracking id: its bills folded, the booking's expectation, the shipment's state, the last action. */
+/** One row per tracking id: its bills folded (count, largest, total, heaviest), the booking's expectation, the shipment's state, the last action. */
 interface ParcelRow {
   tracking_id: string;
   bill_count: number;
-  bill_cents: string | null;
+  largest_bill: string | null;
   billed_total: string | null;
   billed_kg: string | null;
   bill_carrier: string | null;
@@ -48,7 +48,7 @@ async function parcelRows(deps: Deps, query: ReconciliationQuery, cutoff: Date):
   const to = query.to ?? null;
   return deps.prisma.$queryRaw<ParcelRow[]>`
     WITH bills AS (
-      SELECT tracking_id, count(*)::int AS bill_count, string_agg(actual_cost::text, ',' ORDER BY seq) AS bill_cents,
+      SELECT tracking_id, count(*)::int AS bill_count, max(actual_cost)::text AS largest_bill,
              sum(actual_cost)::text AS billed_total, max(billed_kg)::text AS billed_kg, min(carrier::text) AS bill_carrier
       FROM settlement_record
       WHERE (${carrier}::text IS NULL OR carrier::text = ${carrier}::text)
@@ -71,7 +71,7 @@ async function parcelRows(deps: Deps, query: ReconciliationQuery, cutoff: Date):
     last_note AS (
       SELECT DISTINCT ON (tracking_id) tracking_id, action FROM reconciliation_note ORDER BY tracking_id, seq DESC
     )
-    SELECT p.tracking_id, coalesce(b.bill_count, 0) AS bill_count, b.bill_cents, b.billed_total, b.billed_kg, b.bill_carrier,
+    SELECT p.tracking_id, coalesce(b.bill_count, 0) AS bill_count, b.largest_bill, b.billed_total, b.billed_kg, b.bill_carrier,
            ti.tracking_id IS NOT NULL AS known, ti.shipment_id::text AS shipment_id,
            coalesce(cb.store_id, s.store_id)::text AS store_id,
            coalesce(b.bill_carrier, cb.carrier::text, ti.courier) AS carrier,
@@ -92,9 +92,9 @@ const orNull = <T, R>(value: T | null, f: (value: T) => R): R | null => (value =
 
 /** A parcel row → its line (flags by the pure rules); cents kept beside it for the totals. */
 function lineOf(row: ParcelRow, tolerances: Tolerances, at: Date): { line: ReconciliationLine; expected: number | null; billed: number | null } {
-  // the heaviest billed weight stands for every bill of the parcel (the same parcel, billed again)
+  // the parcel's bills folded in SQL (foldBills): count, largest amount, heaviest weight
   const billedGrams = orNull(row.billed_kg, gramsOf);
-  const bills = row.bill_cents ? row.bill_cents.split(',').map((amount) => ({ cents: centsOf(amount), grams: billedGrams })) : [];
+  const bills = { count: row.bill_count, largestCents: orNull(row.largest_bill, centsOf), heaviestGrams: billedGrams };
   const expected = orNull(row.quoted_cost, centsOf);
   const billed = orNull(row.billed_total, centsOf);
   const flags = flagsOf(

@@ -5,6 +5,7 @@ import {
   centsOf,
   declaredGrams,
   flagsOf,
+  foldBills,
   gramsOf,
   kgOf,
   moneyOf,
@@ -17,25 +18,39 @@ import {
 const NOW = new Date('2026-11-27T12:00:00.000Z');
 const daysAgo = (days: number) => new Date(NOW.getTime() - days * 86_400_000);
 
-/** A booked 1.000 kg parcel quoted 10.00, shipped yesterday, billed once as booked. */
-const parcel = (overrides: Partial<ParcelFacts> = {}): ParcelFacts => ({
+type Bill = { cents: number; grams: number | null };
+type Overrides = Partial<Omit<ParcelFacts, 'bills'>> & { bills?: Bill[] };
+
+/** A booked 1.000 kg parcel quoted 10.00, shipped yesterday, billed once as booked (the bills given one by one, folded). */
+const parcel = ({ bills = [{ cents: 1000, grams: 1000 }], ...overrides }: Overrides = {}): ParcelFacts => ({
   known: true,
   declaredGrams: 1000,
   volumetricGrams: null,
   expectedCents: 1000,
-  bills: [{ cents: 1000, grams: 1000 }],
   shipmentStatus: 'shipped',
   shippedAt: daysAgo(1),
   ...overrides,
+  bills: foldBills(bills),
 });
-const flags = (overrides: Partial<ParcelFacts>) => flagsOf(parcel(overrides), DEFAULT_TOLERANCES, NOW);
+const flags = (overrides: Overrides) => flagsOf(parcel(overrides), DEFAULT_TOLERANCES, NOW);
+
+describe('foldBills', () => {
+  test.each([
+    ['none', [], { count: 0, largestCents: null, heaviestGrams: null }],
+    ['one', [{ cents: 725, grams: 800 }], { count: 1, largestCents: 725, heaviestGrams: 800 }],
+    ['the largest amount and the heaviest weight, from different bills', [{ cents: 900, grams: 500 }, { cents: 700, grams: 1200 }, { cents: 100, grams: null }], { count: 3, largestCents: 900, heaviestGrams: 1200 }],
+    ['no weight on any bill', [{ cents: 1, grams: null }, { cents: 2, grams: null }], { count: 2, largestCents: 2, heaviestGrams: null }],
+  ])('%s', (_name, bills: Bill[], fold) => {
+    expect(foldBills(bills)).toEqual(fold);
+  });
+});
 
 describe('flagsOf', () => {
   test('a parcel billed as booked has no flag', () => {
     expect(flags({})).toEqual([]);
   });
 
-  test.each<[string, Partial<ParcelFacts>, boolean]>([
+  test.each<[string, Overrides, boolean]>([
     ['2.0 kg billed for a 1.0 kg parcel', { bills: [{ cents: 1000, grams: 2000 }] }, true],
     ['0.1 kg over 1.0 kg: within max(0.1 kg, 5 %)', { bills: [{ cents: 1000, grams: 1100 }] }, false],
     ['0.101 kg over 1.0 kg', { bills: [{ cents: 1000, grams: 1101 }] }, true],
@@ -50,7 +65,7 @@ describe('flagsOf', () => {
     expect(flags(overrides).includes('weight_over')).toBe(flagged);
   });
 
-  test.each<[string, Partial<ParcelFacts>, boolean]>([
+  test.each<[string, Overrides, boolean]>([
     ['10.50 for 10.00 quoted: 0.50 is within', { bills: [{ cents: 1050, grams: 1000 }] }, false],
     ['10.51 for 10.00', { bills: [{ cents: 1051, grams: 1000 }] }, true],
     ['102.00 for 100.00: 2 % is within', { expectedCents: 10_000, bills: [{ cents: 10_200, grams: 1000 }] }, false],
@@ -62,7 +77,7 @@ describe('flagsOf', () => {
     expect(flags(overrides).includes('cost_over')).toBe(flagged);
   });
 
-  test.each<[string, Partial<ParcelFacts>, boolean]>([
+  test.each<[string, Overrides, boolean]>([
     ['billed once', {}, false],
     ['billed twice (two files or two dates)', { bills: [{ cents: 1000, grams: 1000 }, { cents: 1000, grams: 1000 }] }, true],
     ['billed three times, unknown parcel too', { known: false, bills: [1, 2, 3].map(() => ({ cents: 1, grams: null })) }, true],
@@ -71,7 +86,7 @@ describe('flagsOf', () => {
     expect(flags(overrides).includes('duplicate_bill')).toBe(flagged);
   });
 
-  test.each<[string, Partial<ParcelFacts>, boolean]>([
+  test.each<[string, Overrides, boolean]>([
     ['a bill for a tracking id no shipment has', { known: false, declaredGrams: null, expectedCents: null, shipmentStatus: null, shippedAt: null }, true],
     ['a bill for a known parcel', {}, false],
     ['a known parcel never billed', { bills: [] }, false],
@@ -79,7 +94,7 @@ describe('flagsOf', () => {
     expect(flags(overrides).includes('unknown_parcel')).toBe(flagged);
   });
 
-  test.each<[string, Partial<ParcelFacts>, boolean]>([
+  test.each<[string, Overrides, boolean]>([
     ['a cancelled shipment billed', { shipmentStatus: 'cancelled' }, true],
     ['a delivered shipment billed', { shipmentStatus: 'delivered' }, false],
     ['a cancelled shipment not billed', { shipmentStatus: 'cancelled', bills: [] }, false],
@@ -87,7 +102,7 @@ describe('flagsOf', () => {
     expect(flags(overrides).includes('billed_cancelled')).toBe(flagged);
   });
 
-  test.each<[string, Partial<ParcelFacts>, boolean]>([
+  test.each<[string, Overrides, boolean]>([
     ['shipped 46 days ago, never billed', { bills: [], shippedAt: daysAgo(46) }, true],
     ['shipped 45 days ago exactly: not yet', { bills: [], shippedAt: daysAgo(45) }, false],
     ['shipped 10 days ago, never billed', { bills: [], shippedAt: daysAgo(10) }, false],

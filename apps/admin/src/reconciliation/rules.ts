@@ -19,6 +19,18 @@ export interface Tolerances {
 
 export const DEFAULT_TOLERANCES: Tolerances = { weightGrams: 100, weightPercent: 5, costCents: 50, costPercent: 2, unbilledAfterMs: 45 * 86_400_000 };
 
+/** A parcel's bills folded: how many, the largest amount, the heaviest billed weight. */
+export interface BillFold {
+  count: number;
+  largestCents: number | null;
+  heaviestGrams: number | null;
+}
+
+/** The fold of bill lines (what the reconciliation query computes per tracking id with count and max). */
+export function foldBills(bills: readonly { cents: number; grams: number | null }[]): BillFold {
+  return { count: bills.length, largestCents: maxOf(bills.map((bill) => bill.cents)), heaviestGrams: maxOf(bills.map((bill) => bill.grams)) };
+}
+
 /** Everything known about one parcel (tracking id): the booking's expectation, the bills, the shipment. */
 export interface ParcelFacts {
   /** A shipment has this tracking id (tracking index). */
@@ -26,8 +38,8 @@ export interface ParcelFacts {
   declaredGrams: number | null;
   volumetricGrams: number | null;
   expectedCents: number | null;
-  /** Every bill line for this tracking id, across files and billing dates. */
-  bills: { cents: number; grams: number | null }[];
+  /** Every bill line for this tracking id, across files and billing dates, folded (SQL folds them the same way). */
+  bills: BillFold;
   shipmentStatus: string | null;
   shippedAt: Date | null;
 }
@@ -48,13 +60,13 @@ export function exceeds(actual: number, base: number, absolute: number, percent:
 /** The flags of one parcel, in RECONCILIATION_FLAGS order. */
 export function flagsOf(facts: ParcelFacts, tolerances: Tolerances, now: Date): ReconciliationFlag[] {
   const flags: ReconciliationFlag[] = [];
-  const billed = facts.bills.length > 0;
+  const billed = facts.bills.count > 0;
   const billable = billableGrams(facts);
-  const billedGrams = maxOf(facts.bills.map((bill) => bill.grams));
+  const billedGrams = facts.bills.heaviestGrams;
   if (billable !== null && billedGrams !== null && exceeds(billedGrams, billable, tolerances.weightGrams, tolerances.weightPercent)) flags.push('weight_over');
-  const largestBill = maxOf(facts.bills.map((bill) => bill.cents));
+  const largestBill = facts.bills.largestCents;
   if (facts.expectedCents !== null && largestBill !== null && exceeds(largestBill, facts.expectedCents, tolerances.costCents, tolerances.costPercent)) flags.push('cost_over');
-  if (facts.bills.length > 1) flags.push('duplicate_bill');
+  if (facts.bills.count > 1) flags.push('duplicate_bill');
   if (billed && !facts.known) flags.push('unknown_parcel');
   if (billed && facts.shipmentStatus === 'cancelled') flags.push('billed_cancelled');
   if (!billed && facts.shipmentStatus !== 'cancelled' && facts.shippedAt !== null && now.getTime() - facts.shippedAt.getTime() > tolerances.unbilledAfterMs) {

@@ -108,6 +108,39 @@ describe('POST /admin/shipping/settlements/import', () => {
     expect(result.unmatchedTrackingIds).toHaveLength(IMPORT_BATCH_SIZE + 10);
   });
 
+  /** A 2,000-row file of tracking ids no shipment has, starting with `prefix`. */
+  function twoThousandRows(prefix: string): string {
+    const lines = [HEADER_A];
+    for (let i = 0; i < 2_000; i += 1) lines.push(`${prefix}-${i},2026-10-${String((i % 28) + 1).padStart(2, '0')},${(0.5 + (i % 9) / 10).toFixed(2)},${(4 + (i % 50) / 10).toFixed(2)}`);
+    return lines.join('\n');
+  }
+
+  /** Every stored row of the file, as a comparable snapshot (ids, amounts, import stamps). */
+  const snapshot = (prefix: string) =>
+    t.admin.prisma.settlementRecord.findMany({ where: { trackingId: { startsWith: `${prefix}-` } }, orderBy: { seq: 'asc' } });
+
+  test('2,000 rows imported again change nothing: no row added, none touched', async () => {
+    const prefix = unique('AGAIN');
+    const csv = twoThousandRows(prefix);
+    expect(await importCsv('carrier_a', csv)).toMatchObject({ total: 2_000, inserted: 2_000, duplicate: 0 });
+    const before = await snapshot(prefix);
+    expect(before).toHaveLength(2_000);
+
+    expect(await importCsv('carrier_a', csv, asAdmin())).toMatchObject({ total: 2_000, inserted: 0, duplicate: 2_000 });
+    expect(await snapshot(prefix)).toEqual(before);
+  });
+
+  test('two imports of the same 2,000 rows at once: each row stored once, the counts add up', async () => {
+    const prefix = unique('RACE');
+    const csv = twoThousandRows(prefix);
+    const [a, b] = await Promise.all([importCsv('carrier_a', csv), importCsv('carrier_a', csv)]);
+    expect(a.inserted + b.inserted).toBe(2_000);
+    expect(a.duplicate + b.duplicate).toBe(2_000);
+    const rows = await snapshot(prefix);
+    expect(rows).toHaveLength(2_000);
+    expect(new Set(rows.map((r) => `${r.trackingId} ${r.billedOn.toISOString()}`)).size).toBe(2_000);
+  });
+
   test('a re-ship that corrects the tracking id: the old and the new id both match', async () => {
     const old = unique('OLD');
     const corrected = unique('NEW');

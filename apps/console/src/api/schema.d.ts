@@ -10427,6 +10427,375 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find orders by short id, order id or customer e-mail, newest first (cursor paging) */
+        get: {
+            parameters: {
+                query: {
+                    /** @description A short id (PSR-XXXXXXXX), an order id, or the customer e-mail */
+                    q: string;
+                    limit?: number;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminOrderPage"];
+                    };
+                };
+                /** @description validation_failed; unusable_query: q is not a short id, an order id or an e-mail; invalid_cursor */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or invalid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An order: sub-orders, payment and payment notifications (no payloads), and its timeline */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminOrderDetail"];
+                    };
+                };
+                /** @description Invalid input or a broken business rule */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or invalid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unknown, or not yours */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/vendor/orders/{orderId}/shipments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An order's shipments (one per sub-order) with their stores and tracking */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    orderId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminShipment"][];
+                    };
+                };
+                /** @description Invalid input or a broken business rule */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or invalid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unknown, or not yours */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/vendor/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Failing (still retried) or failed webhook deliveries across stores, newest first (cursor paging) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description failing: still being retried after a failed attempt; failed: gave up (or the endpoint was disabled) */
+                    status?: "failing" | "failed";
+                    limit?: number;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminWebhookDeliveryPage"];
+                    };
+                };
+                /** @description validation_failed; invalid_cursor */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or invalid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/vendor/webhook-deliveries/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook delivery again now (same webhook-id) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminWebhookDelivery"];
+                    };
+                };
+                /** @description Invalid input or a broken business rule */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or invalid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong role */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unknown, or not yours */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description delivery_pending: an attempt is running now; endpoint_disabled: the store has to enable the endpoint first */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -12147,6 +12516,158 @@ export interface components {
             discardedBy: string | null;
             /** Format: date-time */
             discardedAt: string;
+        };
+        AdminOrderPage: {
+            orders: components["schemas"]["AdminOrderSummary"][];
+            nextCursor: string | null;
+        };
+        AdminOrderSummary: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            /** @enum {string} */
+            status: "pending_payment" | "paid" | "processing" | "partially_shipped" | "shipped" | "delivered" | "cancelled" | "payment_failed" | "expired";
+            /** Format: uuid */
+            customerId: string;
+            /** @description From checkout's user replica (null until it arrives) */
+            customerEmail: string | null;
+            customerName: string | null;
+            /** @example 12.50 */
+            total: string;
+            subOrderCount: number;
+            isB2b: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AdminOrderDetail: {
+            order: {
+                /** Format: uuid */
+                id: string;
+                shortId: string;
+                /** @enum {string} */
+                status: "pending_payment" | "paid" | "processing" | "partially_shipped" | "shipped" | "delivered" | "cancelled" | "payment_failed" | "expired";
+                /** Format: uuid */
+                customerId: string;
+                /** @description From checkout's user replica (null until it arrives) */
+                customerEmail: string | null;
+                customerName: string | null;
+                /** @example 12.50 */
+                total: string;
+                subOrderCount: number;
+                isB2b: boolean;
+                /** Format: date-time */
+                createdAt: string;
+                /** @example 12.50 */
+                subtotal: string;
+                /** @example 12.50 */
+                discountTotal: string;
+                /** @example 12.50 */
+                shippingTotal: string;
+                buyerTin: string | null;
+                familyId: string | null;
+                paidAt: string | null;
+                /** Format: date-time */
+                expiresAt: string;
+            };
+            subOrders: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                storeId: string;
+                storeName: string | null;
+                /** @enum {string} */
+                status: "pending_payment" | "paid" | "processing" | "awaiting_pickup" | "shipped" | "delivered" | "cancelled";
+                /** @example 12.50 */
+                subtotal: string;
+                /** @example 12.50 */
+                shippingFee: string;
+                /** @example 12.50 */
+                total: string;
+                courier: string | null;
+                trackingId: string | null;
+                items: {
+                    productName: string;
+                    variantName: string | null;
+                    quantity: number;
+                    /** @example 12.50 */
+                    lineTotal: string;
+                }[];
+            }[];
+            payment: {
+                /** @enum {string} */
+                status: "pending" | "paid" | "failed" | "expired";
+                /** @example 12.50 */
+                amount: string;
+                /** @example 12.50 */
+                refundedAmount: string;
+                currency: string;
+                /** @description Payment initiations */
+                attempts: number;
+                transactionId: string | null;
+                paidAt: string | null;
+            } | null;
+            paymentNotifications: {
+                transactionId: string;
+                status: string;
+                verified: boolean;
+                /** Format: date-time */
+                receivedAt: string;
+            }[];
+            /** @description Oldest first, from the rows checkout keeps */
+            timeline: {
+                /** Format: date-time */
+                at: string;
+                /** @enum {string} */
+                kind: "order_placed" | "payment_notification" | "order_paid" | "sub_order_shipped" | "sub_order_delivered" | "sub_order_cancelled" | "return_requested" | "return_reviewed" | "return_received" | "return_refunded" | "order_expired";
+                /** @description The sub-order, return or transaction it is about */
+                subject: string | null;
+                detail: string;
+            }[];
+        };
+        AdminShipment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            storeId: string;
+            storeName: string;
+            /** @enum {string} */
+            status: "pending_payment" | "paid" | "processing" | "awaiting_pickup" | "shipped" | "delivered" | "cancelled";
+            courier: string | null;
+            trackingId: string | null;
+            trackingUrl: string | null;
+            cancelReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            paidAt: string | null;
+            shippedAt: string | null;
+            deliveredAt: string | null;
+            cancelledAt: string | null;
+        };
+        AdminWebhookDeliveryPage: {
+            deliveries: components["schemas"]["AdminWebhookDelivery"][];
+            nextCursor: string | null;
+        };
+        AdminWebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            storeId: string;
+            storeName: string;
+            /** Format: uuid */
+            endpointId: string;
+            /** @description The endpoint URL's host only (never its path, query or secret) */
+            endpointHost: string;
+            endpointEnabled: boolean;
+            eventType: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** @description The last attempt: its error, or its HTTP status */
+            lastError: string | null;
+            lastAttemptAt: string | null;
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
     };
     responses: never;

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import { useAction, useLoad } from '../hooks';
-import { ErrorBox, Loading, Section } from '../ui';
+import { DataTable, ErrorBox, Loading, Section, type Column } from '../ui';
 
 type Carrier = 'carrier_a' | 'carrier_b';
 type Flag = Schemas['ReconciliationLine']['flags'][number];
@@ -100,6 +100,30 @@ function LineActions({ line, onChanged }: { line: Line; onChanged: () => void })
   );
 }
 
+function lineColumns(onChanged: () => void): Column<Line>[] {
+  return [
+    { header: 'Tracking id', cell: (l) => l.trackingId, className: 'mono' },
+    { header: 'Carrier', cell: (l) => l.carrier ?? '—' },
+    { header: 'Declared kg', cell: (l) => l.declaredKg ?? '—' },
+    { header: 'Volumetric kg', cell: (l) => l.volumetricKg ?? '—' },
+    { header: 'Billed kg', cell: (l) => l.billedKg ?? '—' },
+    { header: 'Expected', cell: (l) => l.expectedCost ?? '—' },
+    { header: 'Billed', cell: (l) => l.billedCost ?? '—' },
+    { header: 'Variance', cell: (l) => l.variance ?? '—' },
+    {
+      header: 'Flags',
+      cell: (l) =>
+        l.flags.map((f) => (
+          <span key={f} className="flag">
+            {f}
+          </span>
+        )),
+    },
+    { header: 'Status', cell: (l) => l.status },
+    { header: 'Action', cell: (l) => (l.flags.length > 0 || l.status !== 'ok' ? <LineActions line={l} onChanged={onChanged} /> : null) },
+  ];
+}
+
 function Reconciliation({ round }: { round: number }) {
   const [carrier, setCarrier] = useState<Carrier | ''>('');
   const [flag, setFlag] = useState<Flag | ''>('');
@@ -180,46 +204,7 @@ function Reconciliation({ round }: { round: number }) {
               </div>
             ))}
           </dl>
-          <table>
-            <thead>
-              <tr>
-                <th>Tracking id</th>
-                <th>Carrier</th>
-                <th>Declared kg</th>
-                <th>Volumetric kg</th>
-                <th>Billed kg</th>
-                <th>Expected</th>
-                <th>Billed</th>
-                <th>Variance</th>
-                <th>Flags</th>
-                <th>Status</th>
-                <th>Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.lines.map((l) => (
-                <tr key={l.trackingId} data-testid="reconciliation-row">
-                  <td className="mono">{l.trackingId}</td>
-                  <td>{l.carrier ?? '—'}</td>
-                  <td>{l.declaredKg ?? '—'}</td>
-                  <td>{l.volumetricKg ?? '—'}</td>
-                  <td>{l.billedKg ?? '—'}</td>
-                  <td>{l.expectedCost ?? '—'}</td>
-                  <td>{l.billedCost ?? '—'}</td>
-                  <td>{l.variance ?? '—'}</td>
-                  <td>
-                    {l.flags.map((f) => (
-                      <span key={f} className="flag">
-                        {f}
-                      </span>
-                    ))}
-                  </td>
-                  <td>{l.status}</td>
-                  <td>{l.flags.length > 0 || l.status !== 'ok' ? <LineActions line={l} onChanged={page.reload} /> : null}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable label="Reconciliation lines" rows={page.data.lines} columns={lineColumns(page.reload)} rowKey={(l) => l.trackingId} rowTestId="reconciliation-row" empty="No line matches the filters." />
           {page.data.nextCursor ? <p className="muted">The first 200 lines are shown; narrow the filters or download the CSV for all.</p> : null}
         </>
       ) : null}

@@ -44,9 +44,11 @@ export const ROUTE_TABLE: readonly GatewayRoute[] = [
   { prefix: '/admin/vouchers', to: 'checkout', access: 'admin' },
   { prefix: '/admin/kol-codes', to: 'checkout', access: 'admin' },
   { prefix: '/admin/categories', to: 'checkout', access: 'admin' },
+  { prefix: '/admin/orders', to: 'checkout', access: 'admin' },
 
   // vendor
   { prefix: '/vendor', to: 'vendor', access: 'vendor' },
+  { prefix: '/admin/vendor', to: 'vendor', access: 'admin' },
 
   // b2b
   { prefix: '/b2b', to: 'b2b', access: 'any' },

@@ -1,5 +1,7 @@
 import {
   cancelShipmentBody,
+  orderIdParam,
+  type AdminShipment,
   shipShipmentBody,
   shipmentsQuery,
   uuidParam,
@@ -10,12 +12,14 @@ import { parse, requireRole, type LeanRouter, type WithIdentity } from '@pasar/s
 import type { Request, Router } from 'express';
 import type { z } from 'zod';
 import type { VendorDeps } from '../deps';
+import type { Shipment } from '../generated/prisma/client';
 import { requireOwnStore } from '../stores/access';
 import {
   cancelShipment,
   deliverShipment,
   getOwnShipment,
   listOwnShipments,
+  orderShipments,
   processShipment,
   recipientOf,
   shipShipment,
@@ -82,6 +86,30 @@ export function shipmentRoutes(router: Router, deps: VendorDeps): void {
     await cancelShipment(deps, storeId, id, parse(cancelShipmentBody, req.body ?? {}));
     res.status(204).end();
   });
+
+  // operators (console "Orders"): an order's shipments across its stores
+  router.get('/admin/vendor/orders/:orderId/shipments', async (req, res) => {
+    requireRole(req, 'admin');
+    res.json((await orderShipments(deps, parse(orderIdParam, req.params).orderId)).map(toAdminShipment));
+  });
+}
+
+export function toAdminShipment(shipment: Shipment & { store: { name: string } }): AdminShipment {
+  return {
+    id: shipment.id,
+    storeId: shipment.storeId,
+    storeName: shipment.store.name,
+    status: shipment.status,
+    courier: shipment.courier,
+    trackingId: shipment.trackingId,
+    trackingUrl: shipment.trackingUrl,
+    cancelReason: shipment.cancelReason,
+    createdAt: shipment.createdAt.toISOString(),
+    paidAt: iso(shipment.paidAt),
+    shippedAt: iso(shipment.shippedAt),
+    deliveredAt: iso(shipment.deliveredAt),
+    cancelledAt: iso(shipment.cancelledAt),
+  };
 }
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;

@@ -175,3 +175,14 @@ async function vendorAction(deps: Deps, storeId: string, id: string, action: Shi
   const refusal = refusalOf(action, result.status);
   throw new ProblemError(refusal.status, refusal.code, refusal.detail);
 }
+
+/** An order's shipments (one per sub-order) with their store's name, oldest first; none known: 404. */
+export async function orderShipments({ prisma }: Pick<VendorDeps, 'prisma'>, orderId: string): Promise<(Shipment & { store: { name: string } })[]> {
+  const shipments = await prisma.shipment.findMany({
+    where: { orderId },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    include: { store: { select: { name: true } } },
+  });
+  if (shipments.length === 0) throw notFound('shipments of the order');
+  return shipments;
+}

@@ -1,4 +1,5 @@
 import {
+  adminWebhookDeliveriesQuery,
   createWebhookBody,
   replayWebhookBody,
   updateWebhookBody,
@@ -12,6 +13,7 @@ import { API_PREFIX, parse, requireRole } from '@pasar/service-kit';
 import type { Request, Router } from 'express';
 import type { WebhookEndpoint } from '../generated/prisma/client';
 import { requireOwnStore } from '../stores/access';
+import { listProblemDeliveries, retryAnyDelivery } from './admin';
 import type { WebhookDeps } from './delivery';
 import { webhookIdOf } from './rules';
 import {
@@ -87,6 +89,17 @@ export function webhookRoutes(router: Router, deps: WebhookDeps): void {
 
   router.post(`${BASE}/deliveries/:id/retry`, async (req, res) => {
     res.json(toDeliveryView(await retryDelivery(deps, ...(await target(deps, req)))));
+  });
+
+  // operators (console "Failed work"): every store's failing deliveries
+  router.get('/admin/vendor/webhook-deliveries', async (req, res) => {
+    requireRole(req, 'admin');
+    res.json(await listProblemDeliveries(deps, parse(adminWebhookDeliveriesQuery, req.query)));
+  });
+
+  router.post('/admin/vendor/webhook-deliveries/:id/retry', async (req, res) => {
+    requireRole(req, 'admin');
+    res.json(await retryAnyDelivery(deps, parse(uuidParam, req.params).id));
   });
 }
 

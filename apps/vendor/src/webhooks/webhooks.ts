@@ -7,7 +7,7 @@ import {
   type WebhookDeliveryStatus,
 } from '@pasar/contracts';
 import { lockKey } from '@pasar/db';
-import { ProblemError, badRequest, notFound } from '@pasar/service-kit';
+import { ProblemError, badRequest, decodeTimeCursor, encodeTimeCursor, notFound } from '@pasar/service-kit';
 import { now } from '../deps';
 import type { Prisma, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client';
 import { disableEndpoint, type WebhookDeps } from './delivery';
@@ -33,7 +33,7 @@ async function ownEndpoint(deps: Pick<WebhookDeps, 'prisma'>, storeId: string, i
 }
 
 /** Wakes the delivery workers of every instance (sent on commit). */
-async function wakeWorkers(deps: Pick<WebhookDeps, 'prisma' | 'config'>): Promise<void> {
+export async function wakeWorkers(deps: Pick<WebhookDeps, 'prisma' | 'config'>): Promise<void> {
   await deps.prisma.$executeRaw`SELECT pg_notify(${notifyChannel(deps.config.DATABASE_URL)}, '')`;
 }
 
@@ -129,14 +129,8 @@ export async function sendTestPing(deps: WebhookDeps, storeId: string, id: strin
   return delivery;
 }
 
-/** The deliveries page cursor: the last row's created_at and id. */
-const encodeCursor = (d: WebhookDelivery): string => Buffer.from(`${d.createdAt.toISOString()}|${d.id}`).toString('base64url');
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at);
-  if (!id || !/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(createdAt.getTime())) throw badRequest('invalid_cursor', 'the cursor is not one this API answered');
-  return { createdAt, id };
-}
+/** A delivery's page position. */
+export const cursorOf = (d: WebhookDelivery) => ({ at: d.createdAt, id: d.id });
 
 /** The endpoint's deliveries, newest first, with their attempts in order; `nextCursor` null on the last page. */
 export async function listDeliveries(
@@ -146,10 +140,10 @@ export async function listDeliveries(
   query: WebhookDeliveriesQuery,
 ): Promise<{ deliveries: DeliveryWithAttempts[]; nextCursor: string | null }> {
   await ownEndpoint(deps, storeId, endpointId);
-  const after = query.cursor ? decodeCursor(query.cursor) : null;
+  const after = query.cursor ? decodeTimeCursor(query.cursor) : null;
   const where: Prisma.WebhookDeliveryWhereInput = { endpointId };
   if (query.status) where.status = query.status satisfies WebhookDeliveryStatus;
-  if (after) where.OR = [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }];
+  if (after) where.OR = [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }];
   const rows = await deps.prisma.webhookDelivery.findMany({
     where,
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
@@ -157,7 +151,7 @@ export async function listDeliveries(
     include: { attemptLog: { orderBy: { id: 'asc' } } },
   });
   const deliveries = rows.slice(0, query.limit);
-  return { deliveries, nextCursor: rows.length > query.limit ? encodeCursor(deliveries[deliveries.length - 1]) : null };
+  return { deliveries, nextCursor: rows.length > query.limit ? encodeTimeCursor(cursorOf(deliveries[deliveries.length - 1])) : null };
 }
 
 /**
