@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { postalAddress } from './http/common';
+import { postalAddress } from './address';
 import { defineEvent, defineRpc } from './messaging';
 
 const MONEY = /^-?\d{1,10}\.\d{2}$/;
