@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '@pasar/service-kit';
 import { TEST_NATS_NKEY_SEED } from '@pasar/testkit';
-import { carriersFromConfig } from './carrier-bookings/carriers';
+import { carriersFromConfig } from './carriers/carriers';
 import { DEV_LABEL_SIGNING_KEY, adminConfigSchema, parseDivisors, parseRetryWaits } from './config';
 
 const load = (env: Record<string, string>) => loadConfig(adminConfigSchema, { NODE_ENV: 'test', ...env });
