@@ -27,7 +27,7 @@ import { createUpstreamProxy } from './proxy/proxy';
 import { rawProxyPath } from './proxy/raw-path';
 import { ROUTE_TABLE } from './proxy/route-table';
 import { compileRouteTable } from './proxy/rules';
-import { seedAdmin } from './users/admin-seed';
+import { seedAdmin } from './auth/admin-seed';
 import { consoleStatic } from './console/static';
 
 export const SERVICE_NAME = 'gateway';
