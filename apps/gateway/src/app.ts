@@ -20,6 +20,7 @@ import { corsFor, securityHeaders } from './http/security';
 import { serveIdentityRpc } from './identity-rpc/responders';
 import { LiveFeed } from './live/feed';
 import type { LiveDeps } from './live/live';
+import { livePathOf } from './live/rules';
 import { liveRoutes } from './live/routes';
 import { LiveStreamRegistry } from './live/streams';
 import { routeGate } from './proxy/gate';
@@ -140,6 +141,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       rawRequests: rawProxyPath({
         compiled: routes,
         limited: abuseLimitTable(config),
+        servedHere: (path) => livePathOf(path) !== undefined,
         corsOrigins: config.CORS_ORIGINS,
         session: depsOf(ctx),
         proxy,
