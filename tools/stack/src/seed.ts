@@ -15,7 +15,7 @@ import {
   type VendorProductBody,
 } from '@pasar/contracts';
 import { seedB2bDemo } from './seed-b2b';
-import { createUser, expectStatus, signIn, signUp, type ApiAnswer, type Session } from './seed-client';
+import { createUser, expectStatus, signIn, type ApiAnswer, type Session } from './seed-client';
 
 export const DEMO_VENDOR_EMAIL = 'vendor@pasar.local';
 export const DEMO_CUSTOMER_EMAIL = 'customer@pasar.local';
