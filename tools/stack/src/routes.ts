@@ -113,6 +113,18 @@ export function listRoutes(): RouteEntry[] {
   return entries.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method) || a.service.localeCompare(b.service));
 }
 
+/** The features of one of the services listed here (checkout, b2b, vendor, admin). */
+export function featuresOf(service: string): readonly AnyFeature[] {
+  const entry = SERVICES[service];
+  if (!entry) throw new Error(`routes: no service ${service}`);
+  return entry.features;
+}
+
+/** The services that register lean routes (read from the listing). */
+export function servicesWithLeanRoutes(routes: readonly RouteEntry[] = listRoutes()): string[] {
+  return [...new Set(routes.filter((r) => r.lean).map((r) => r.service))].sort();
+}
+
 /** docs/routes.md: a table of every route. */
 export function routesMarkdown(routes: readonly RouteEntry[]): string {
   const lines = [
