@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '@pasar/service-kit';
 import { TEST_NATS_NKEY_SEED } from '@pasar/testkit';
-import { carriersFromConfig } from './carrier-bookings/carriers';
-import { DEV_LABEL_SIGNING_KEY, adminConfigSchema, parseRetryWaits } from './config';
+import { carriersFromConfig } from './carriers/carriers';
+import { DEV_LABEL_SIGNING_KEY, adminConfigSchema, parseDivisors, parseRetryWaits } from './config';
 
 const load = (env: Record<string, string>) => loadConfig(adminConfigSchema, { NODE_ENV: 'test', ...env });
 const production = { NODE_ENV: 'production', IDENTITY_SECRET: 'x'.repeat(32), NATS_NKEY_SEED: TEST_NATS_NKEY_SEED };
@@ -56,5 +56,16 @@ describe('admin config', () => {
       parcels: [],
     });
     expect(unreachable).toMatchObject({ kind: 'retryable', error: expect.stringMatching(/^carrier_a: unreachable/) });
+  });
+});
+
+describe('parseDivisors', () => {
+  test('both carriers, cm³ per kg', () => {
+    expect(parseDivisors('carrier_a=6000,carrier_b=5000')).toEqual({ carrier_a: 6000, carrier_b: 5000 });
+    expect(parseDivisors(' carrier_b = 4000 , carrier_a=5000')).toEqual({ carrier_a: 5000, carrier_b: 4000 });
+  });
+
+  test.each(['', 'carrier_a=6000', 'carrier_a=6000,carrier_b=x', 'carrier_a=6000,carrier_a=5000', 'carrier_a=6000,carrier_b=5000,carrier_c=1', 'carrier_a=0,carrier_b=5000'])('refuses %j', (value) => {
+    expect(parseDivisors(value)).toBeNull();
   });
 });

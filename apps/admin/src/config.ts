@@ -1,10 +1,20 @@
 import { parseDuration, serviceConfigSchema } from '@pasar/service-kit';
 import { z } from 'zod';
-import { parseDivisors } from './reconciliation/rules';
 
 /** Development and tests only: production must set its own LABEL_SIGNING_KEY (DESIGN §7). */
 export const DEV_LABEL_SIGNING_KEY = 'pasar-dev-label-signing-key-change-me';
 
+/** `carrier_a=6000,carrier_b=5000` → divisors (cm³ per kg); null when malformed. */
+export function parseDivisors(value: string): Record<'carrier_a' | 'carrier_b', number> | null {
+  const divisors: Partial<Record<string, number>> = {};
+  for (const part of value.split(',')) {
+    const match = /^\s*(carrier_a|carrier_b)\s*=\s*(\d{3,6})\s*$/.exec(part);
+    if (!match || divisors[match[1]] !== undefined) return null;
+    divisors[match[1]] = Number(match[2]);
+  }
+  const { carrier_a: a, carrier_b: b } = divisors;
+  return a !== undefined && b !== undefined ? { carrier_a: a, carrier_b: b } : null;
+}
 
 /** `5m,15m,1h,6h,24h` → the waits in milliseconds (one per retry, DESIGN §5). */
 export function parseRetryWaits(value: string): number[] | null {

@@ -1,6 +1,6 @@
 import type { Bus } from '@pasar/bus';
 import type { ServiceContext } from '@pasar/service-kit';
-import { carriersFromConfig, type Carriers } from './carrier-bookings/carriers';
+import { carriersFromConfig, type Carriers } from './carriers/carriers';
 import type { AdminConfig } from './config';
 import type { Prisma, PrismaClient } from './generated/prisma/client';
 import { LocalDiskStorage, type LabelStorage } from './labels/storage';

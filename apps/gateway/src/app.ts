@@ -1,25 +1,24 @@
 import type { Bus, OutboxRelay } from '@pasar/bus';
 import { API_PREFIX, createLogger, startPeriodic, startService, type PeriodicWorker, type ServiceContext } from '@pasar/service-kit';
 import type { Logger } from 'pino';
-import { accountRoutes } from './account/routes';
 import type { AuthDeps } from './auth/auth';
 import { authenticateSession } from './auth/middleware';
 import { warmPasswordDecoy } from './auth/passwords';
 import { SessionRevocations } from './auth/revocations';
-import { authRoutes } from './auth/routes';
 import { SessionCache } from './auth/session-cache';
 import { deleteExpiredSessions } from './auth/sessions';
 import { SignInLimiter } from './auth/sign-in-limiter';
 import type { GatewayConfig } from './config';
 import { MIGRATIONS_DIR, createGatewayPrisma, type GatewayPrisma } from './db';
 import { createApiReference } from './docs/reference';
-import { docsRoutes, docsShortcut } from './docs/routes';
+import { docsShortcut } from './docs/routes';
 import { abuseLimitTable, abuseLimits } from './http/abuse-limits';
 import { LimiterStore } from './http/limiter-store';
 import { corsFor, securityHeaders } from './http/security';
 import { serveIdentityRpc } from './identity-rpc/responders';
 import { LiveFeed } from './live/feed';
 import type { LiveDeps } from './live/live';
+import { livePathOf } from './live/rules';
 import { liveRoutes } from './live/routes';
 import { LiveStreamRegistry } from './live/streams';
 import { routeGate } from './proxy/gate';
@@ -27,8 +26,9 @@ import { createUpstreamProxy } from './proxy/proxy';
 import { rawProxyPath } from './proxy/raw-path';
 import { ROUTE_TABLE } from './proxy/route-table';
 import { compileRouteTable } from './proxy/rules';
-import { seedAdmin } from './users/admin-seed';
+import { seedAdmin } from './auth/admin-seed';
 import { consoleStatic } from './console/static';
+import { gatewayRoutes } from './routes';
 
 export const SERVICE_NAME = 'gateway';
 const SESSION_SWEEP_MS = 60 * 60 * 1000;
@@ -140,6 +140,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       rawRequests: rawProxyPath({
         compiled: routes,
         limited: abuseLimitTable(config),
+        servedHere: (path) => livePathOf(path) !== undefined,
         corsOrigins: config.CORS_ORIGINS,
         session: depsOf(ctx),
         proxy,
@@ -155,12 +156,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
         router.use(proxy.middleware);
       },
     }),
-    routes: (router, ctx) => {
-      const d = depsOf(ctx);
-      authRoutes(router, d);
-      accountRoutes(router, d);
-      docsRoutes(router, reference);
-    },
+    routes: (router, ctx) => gatewayRoutes(router, depsOf(ctx), reference),
   });
   const running = await started.catch(async (err: unknown) => {
     await limitCounts.close();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { moneyString, orderStatusSchema } from './commerce';
-import { postalAddress } from './http/common';
+import { postalAddress } from './address';
 import { orderDetail } from './http/orders';
 import { defineEvent, defineRpc } from './messaging';
 

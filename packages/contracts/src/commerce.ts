@@ -1,9 +1,13 @@
 import { z } from 'zod';
-import { returnReasonSchema } from './http/account-features';
-import { postalAddress } from './http/common';
+import { postalAddress } from './address';
 import { defineEvent, defineRpc } from './messaging';
 
 const MONEY = /^-?\d{1,10}\.\d{2}$/;
+
+/** Why a customer returns items (the return request and its `checkout.return.requested` event). */
+export const returnReasonSchema = z.enum(['wrong_item', 'damaged', 'defective', 'not_as_described', 'missing_parts', 'changed_mind', 'other']);
+export type ReturnReason = z.infer<typeof returnReasonSchema>;
+
 /** Money on the wire (events, rpc, HTTP): a string with two decimals, e.g. "12.50". */
 export const moneyString = z.string().regex(MONEY, 'money as a string with two decimals');
 

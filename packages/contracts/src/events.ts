@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { postalAddress } from './http/common';
+import { postalAddress } from './address';
 import { defineEvent } from './messaging';
 import { emailEventSchema } from './email';
 

@@ -84,28 +84,9 @@ import {
   updateCompanyBody,
 } from './http/b2b';
 import { b2bInvitation, invitationIdParam, teamInviteSent, teamMemberParams } from './http/b2b-invitations';
+import type { ApiRoute } from './http/api-route';
 
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-/** One documented endpoint. Add an entry here when you add an endpoint (README: "adding an endpoint"). */
-export interface ApiRoute {
-  method: Method;
-  /** OpenAPI path template under /api/v1, e.g. `/account/addresses/{id}`. */
-  path: string;
-  summary: string;
-  tag: string;
-  /** `public` needs no session; otherwise the role the gateway requires (`any` = signed in). */
-  access: 'public' | 'any' | 'customer' | 'vendor' | 'admin';
-  params?: z.ZodObject;
-  query?: z.ZodObject;
-  body?: z.ZodType;
-  /** Success status and body schema (null = empty body). */
-  success: { status: 200 | 201 | 202 | 204; body: z.ZodType | null };
-  /** Problem answers of this endpoint beyond the ones its access and params imply (e.g. 409 duplicate). */
-  problems?: { status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 502 | 503 | 504; description: string }[];
-  /** The success answer is also served as text/csv (Accept: text/csv or ?format=csv). */
-  csv?: boolean;
-}
+export type { ApiRoute } from './http/api-route';
 
 export const apiRoutes: ApiRoute[] = [
   { method: 'post', path: '/auth/sign-up', summary: 'Create a customer account and sign in', tag: 'Auth', access: 'public', body: signUpBody, success: { status: 201, body: sessionResponse }, problems: [{ status: 409, description: 'email_taken: an account with this e-mail exists' }] },

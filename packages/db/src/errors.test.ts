@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { DEFAULT_TEST_DATABASE_URL } from './testing';
-import { isConnectionFailure, isUniqueViolation, sqlStateOf } from './errors';
+import { isConnectionFailure, isDatabaseBusy, isUniqueViolation, sqlStateOf } from './errors';
 
 test('sqlStateOf reads a pg error, a Prisma adapter error, and nothing else', async () => {
   const client = new pg.Client({ connectionString: DEFAULT_TEST_DATABASE_URL });
@@ -41,4 +41,13 @@ test('isUniqueViolation: 23505 from pg, from a raw query through Prisma (P2010),
   expect(isUniqueViolation({ code: 'P2025', clientVersion: '7.0.0' })).toBe(false);
   expect(isUniqueViolation(new Error('duplicate'))).toBe(false);
   expect(isUniqueViolation(null)).toBe(false);
+});
+
+test('isDatabaseBusy: Prisma P2024 (no pooled connection in time) and P2028 (transaction not started in time); nothing else', () => {
+  expect(isDatabaseBusy({ code: 'P2024', clientVersion: '7.0.0' })).toBe(true);
+  expect(isDatabaseBusy({ code: 'P2028', clientVersion: '7.0.0' })).toBe(true);
+  expect(isDatabaseBusy({ code: 'P2002', clientVersion: '7.0.0' })).toBe(false);
+  expect(isDatabaseBusy({ code: '53300' })).toBe(false);
+  expect(isDatabaseBusy(new Error('Unable to start a transaction in the given time'))).toBe(false);
+  expect(isDatabaseBusy(null)).toBe(false);
 });

@@ -35,3 +35,14 @@ export function isConnectionFailure(err: unknown): boolean {
   const state = sqlStateOf(err);
   return state === undefined || state.startsWith('08') || state === '57P01' || state === '57P02' || state === '57P03';
 }
+
+/**
+ * True when the database is too busy to take the statement now: Prisma's P2024 (no connection
+ * free in the pool in time) or P2028 (the transaction API gave up, e.g. "Unable to start a
+ * transaction in the given time"). Nothing was written; the same request may be sent again.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  return code === 'P2024' || code === 'P2028';
+}

@@ -17,7 +17,7 @@ export { assertNoDrift, checkDrift, checkFunctions } from './drift';
 export type { CheckDriftOptions, CheckFunctionsOptions, DriftProblem, DriftProblemKind } from './drift';
 export { DEFAULT_TEST_DATABASE_URL, createTestSchema } from './testing';
 export type { TestSchema } from './testing';
-export { isConnectionFailure, isUniqueViolation, sqlStateOf } from './errors';
+export { isConnectionFailure, isDatabaseBusy, isUniqueViolation, sqlStateOf } from './errors';
 export { lockKey, runStatement } from './locks';
 export { Batcher } from './batcher';
 export type { BatcherOptions } from './batcher';

@@ -122,7 +122,7 @@ export async function startService<C extends BaseConfig, P extends PrismaLike>(
     log,
     identitySecret: config.IDENTITY_SECRET,
     routes: (router) => {
-      deadLetterRoutes(router, { service: name, db: prisma as PrismaLike & RawSql, bus, log });
+      kitRoutes(router, ctx);
       options.routes?.(router, ctx);
     },
     leanRoutes: leanRoutesOf(options.leanRoutes, ctx),
@@ -208,6 +208,11 @@ function startBusPruning(db: RawSql, config: BaseConfig, log: Logger): Worker {
       if (pruned.outbox || pruned.inbox) log.info({ pruned }, 'pruned published outbox and old inbox rows');
     },
   });
+}
+
+/** The routes the kit mounts on every service before its own: the service's dead letters (operators). */
+export function kitRoutes<C extends BaseConfig, P extends PrismaLike>(router: Router, ctx: ServiceContext<C, P>): void {
+  deadLetterRoutes(router, { service: ctx.name, db: ctx.prisma as PrismaLike & RawSql, bus: ctx.bus, log: ctx.log });
 }
 
 /** The lean routes a service's features declare. */

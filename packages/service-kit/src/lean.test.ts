@@ -27,6 +27,7 @@ routes.post('/echo/:id', async (req) => {
   const body = parse(z.object({ name: z.string().min(1) }), req.body);
   if (body.name === 'taken') throw conflict('name_taken', 'that name is taken');
   if (body.name === 'boom') throw new Error('database password is hunter2');
+  if (body.name === 'busy') throw Object.assign(new Error('Unable to start a transaction in the given time.'), { code: 'P2028', clientVersion: '7.0.0' });
   return { status: 201, location: `/api/v1/echo/${req.params.id}/${body.name}`, body: { id: req.params.id, name: body.name, by: userId, key: req.get('Idempotency-Key') ?? null } };
 });
 routes.get('/things/:id', async (req) => ({ status: 200, body: { id: req.params.id, anonymous: req.identity === null } }));
@@ -74,7 +75,7 @@ async function seen(call: Call, server: RunningServer) {
   const pick = (name: string) => res.headers[name] ?? null;
   return {
     status: res.status,
-    headers: { type: pick('content-type'), length: pick('content-length'), etag: pick('etag'), location: pick('location'), requestId: pick('x-request-id') },
+    headers: { type: pick('content-type'), length: pick('content-length'), etag: pick('etag'), location: pick('location'), requestId: pick('x-request-id'), retryAfter: pick('retry-after') },
     body: res.text,
   };
 }
@@ -159,6 +160,8 @@ describe('lean routes answer what the same routes answer on express', () => {
     const failed = await same(post(echo, JSON.stringify({ name: 'boom' })));
     expect(JSON.parse(failed.body)).toMatchObject({ status: 500, code: 'internal_error' });
     expect(failed.body).not.toContain('hunter2');
+    const busy = await same(post(echo, JSON.stringify({ name: 'busy' })));
+    expect({ status: busy.status, retryAfter: busy.headers.retryAfter, code: JSON.parse(busy.body).code }).toEqual({ status: 503, retryAfter: '1', code: 'database_busy' });
   });
 
   test('the signature covers the body: headers replayed with another body or with none → 401, the signed body passes', async () => {

@@ -174,7 +174,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, route: CompiledR
   let log: Logger | undefined;
   const logOf = () => (log ??= options.log.child({ reqId: requestId }));
   const method = req.method ?? 'GET';
-  const fail = (status: number, code: string, detail?: string, errors?: ProblemError['errors']) => writeProblem(res, method, status, code, detail, requestId, errors);
+  const fail = (status: number, code: string, detail?: string, errors?: ProblemError['errors'], headers?: Record<string, string>) =>
+    writeProblem(res, method, status, code, detail, requestId, errors, headers);
   try {
     const originalUrl = req.url ?? '/';
     const gate = gateIdentity(options.identitySecret, { method, path: originalUrl }, req.headers, () => options.isPublic(route.full));
@@ -209,7 +210,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, route: CompiledR
     if (res.headersSent) return void res.destroy();
     const problem = problemOf(err);
     if (problem.log) logOf()[problem.log.level]({ err }, problem.log.message);
-    fail(problem.status, problem.code, problem.detail, problem.errors);
+    fail(problem.status, problem.code, problem.detail, problem.errors, problem.headers);
   }
 }
 

@@ -24,6 +24,23 @@ describe('problemHandler', () => {
     expect({ status: res.status, code: res.body.code, detail: res.body.detail }).toEqual({ status: 400, code: 'bad_request', detail: 'the request is not valid' });
   });
 
+  test.each([
+    ['P2024', 'Timed out fetching a new connection from the connection pool.'],
+    ['P2028', 'Transaction API error: Unable to start a transaction in the given time.'],
+  ])('Prisma %s (a busy database) is a 503 database_busy with Retry-After: 1, nothing of its message', async (code, message) => {
+    const busy = Object.assign(new Error(message), { code, clientVersion: '7.0.0', meta: {} });
+    const res = await request(appThrowing(() => busy)).get('/boom');
+    expect({ status: res.status, code: res.body.code, retryAfter: res.headers['retry-after'] }).toEqual({ status: 503, code: 'database_busy', retryAfter: '1' });
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.text).not.toContain('Unable to start');
+    expect(res.text).not.toContain('Timed out');
+  });
+
+  test('another Prisma error is not a busy database', async () => {
+    const res = await request(appThrowing(() => Object.assign(new Error('Record to update not found.'), { code: 'P2025', clientVersion: '7.0.0' }))).get('/boom');
+    expect({ status: res.status, code: res.body.code, retryAfter: res.headers['retry-after'] }).toEqual({ status: 500, code: 'internal_error', retryAfter: undefined });
+  });
+
   test('anything else stays a 500 that leaks nothing', async () => {
     const res = await request(appThrowing(() => new Error('database password is hunter2'))).get('/boom');
     expect({ status: res.status, code: res.body.code }).toEqual({ status: 500, code: 'internal_error' });

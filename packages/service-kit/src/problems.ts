@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Problem } from '@pasar/contracts';
 import { RpcUnavailableError } from '@pasar/bus';
+import { isDatabaseBusy } from '@pasar/db';
 import { activeTraceId } from './trace';
 
 const TITLES: Record<number, string> = {
@@ -74,8 +75,9 @@ function traceIdField(): { traceId?: string } {
   return traceId ? { traceId } : {};
 }
 
-export function sendProblem(res: Response, status: number, code: string, detail?: string, errors?: Problem['errors']): void {
+export function sendProblem(res: Response, status: number, code: string, detail?: string, errors?: Problem['errors'], headers?: ProblemOf['headers']): void {
   const requestId = res.locals.requestId as string | undefined;
+  if (headers) res.set(headers);
   res.status(status).type('application/problem+json').send(JSON.stringify(problemBody(status, code, detail, requestId, errors)));
 }
 
@@ -91,9 +93,11 @@ export function writeProblem(
   detail: string | undefined,
   requestId: string | undefined,
   errors?: Problem['errors'],
+  headers?: ProblemOf['headers'],
 ): void {
   const body = Buffer.from(JSON.stringify(problemBody(status, code, detail, requestId, errors)));
   res.statusCode = status;
+  for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
   res.setHeader('Content-Length', String(body.length));
   res.setHeader('ETag', etag(body, { weak: true })); // what express's send sets
@@ -121,6 +125,8 @@ export interface ProblemOf {
   code: string;
   detail?: string;
   errors?: Problem['errors'];
+  /** Headers the answer carries besides the problem's own (Retry-After of a busy database). */
+  headers?: Record<string, string>;
   /** Logged with the error: a dependency away (warn), anything unexpected (error). */
   log?: { level: 'warn' | 'error'; message: string };
 }
@@ -128,7 +134,8 @@ export interface ProblemOf {
 /**
  * What anything thrown while serving a request answers (problemHandler, and the lean routes'
  * pipeline): a ProblemError as it is, a ZodError 400 with its issues, a body parser's own errors
- * their 4xx, a missing rpc peer 503; anything else a 500 that never shows its message.
+ * their 4xx, a missing rpc peer 503, a database with no connection or transaction to spare 503
+ * `database_busy` with `Retry-After: 1`; anything else a 500 that never shows its message.
  */
 export function problemOf(err: unknown): ProblemOf {
   if (err instanceof ProblemError) return { status: err.status, code: err.code, detail: err.detail, errors: err.errors };
@@ -139,6 +146,15 @@ export function problemOf(err: unknown): ProblemOf {
       code: 'dependency_unavailable',
       detail: 'a service this request needs is not answering; try again',
       log: { level: 'warn', message: 'a service this request needs did not answer' },
+    };
+  }
+  if (isDatabaseBusy(err)) {
+    return {
+      status: 503,
+      code: 'database_busy',
+      detail: 'the database is too busy to take this request now; try again',
+      headers: { 'Retry-After': '1' },
+      log: { level: 'warn', message: 'the database had no connection or transaction to spare' },
     };
   }
   const http = err as HttpishError;
@@ -158,5 +174,5 @@ export const problemHandler: ErrorRequestHandler = (err: unknown, req, res, _nex
   if (res.headersSent) return;
   const problem = problemOf(err);
   if (problem.log) req.log?.[problem.log.level]({ err }, problem.log.message);
-  sendProblem(res, problem.status, problem.code, problem.detail, problem.errors);
+  sendProblem(res, problem.status, problem.code, problem.detail, problem.errors, problem.headers);
 };

@@ -19,5 +19,6 @@ export { startNatsServer, NatsServerMissingError, NATS_INSTALL_HINT, type LocalN
 export { startLocalPostgres, choosePostgresLauncher, detectPostgresEnvironment, type LocalPostgres, type PostgresLauncher } from './postgres';
 export { probeNats, probePostgres, findOnPath } from './probes';
 export * from './seed';
+export * from './seed-client';
 export * from './seed-b2b';
 export { ManagedProcess } from './process';

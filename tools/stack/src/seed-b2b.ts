@@ -4,7 +4,7 @@
  * rpc, the gateway's API), idempotent: what exists is left alone.
  */
 import type { Bus } from '@pasar/bus';
-import { createUser, expectStatus, signIn, type Session } from './seed';
+import { createUser, expectStatus, signIn, type Session } from './seed-client';
 
 export const DEMO_B2B_ADMIN_EMAIL = 'b2b-admin@pasar.local';
 export const DEMO_B2B_STAFF_EMAIL = 'b2b-staff@pasar.local';

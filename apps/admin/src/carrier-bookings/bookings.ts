@@ -4,7 +4,7 @@ import type { Refusal } from '@pasar/service-kit';
 import { EVENT_SOURCE, now, type AdminDeps } from '../deps';
 import type { CarrierBooking, Prisma } from '../generated/prisma/client';
 import { labelKeyOf, signedLabelUrl } from '../labels/rules';
-import { carrierRequestSchema, type CarrierOutcome, type CarrierRequest } from './carriers';
+import { carrierRequestSchema, type CarrierOutcome, type CarrierRequest } from '../carriers/carriers';
 import { declaredGrams, kgOf, volumetricGrams } from '../reconciliation/rules';
 import { bookable, leaseMs, nextStateAfter, startsNewAttempt } from './rules';
 

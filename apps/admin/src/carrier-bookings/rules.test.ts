@@ -1,4 +1,4 @@
-import { bookable, isCarrierMockOn, leaseMs, nextStateAfter, startsNewAttempt } from './rules';
+import { bookable, leaseMs, nextStateAfter, startsNewAttempt } from './rules';
 
 const MIN = 60_000;
 const WAITS = [5 * MIN, 15 * MIN, 60 * MIN, 6 * 60 * MIN, 24 * 60 * MIN];
@@ -55,12 +55,6 @@ test('startsNewAttempt: without a booking or after failed; not while booked or r
   expect(startsNewAttempt('pending_retry')).toBe(false);
 });
 
-test('CARRIER_MOCK is honoured outside production only', () => {
-  expect(isCarrierMockOn({ NODE_ENV: 'development', CARRIER_MOCK: true })).toBe(true);
-  expect(isCarrierMockOn({ NODE_ENV: 'test', CARRIER_MOCK: true })).toBe(true);
-  expect(isCarrierMockOn({ NODE_ENV: 'production', CARRIER_MOCK: true })).toBe(false);
-  expect(isCarrierMockOn({ NODE_ENV: 'development', CARRIER_MOCK: false })).toBe(false);
-});
 
 test('the lease outlasts the carrier call', () => {
   expect(leaseMs(10_000)).toBeGreaterThan(10_000);

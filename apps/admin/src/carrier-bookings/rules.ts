@@ -1,11 +1,6 @@
 import type { CarrierBookingStatus, SubOrderStatus } from '@pasar/contracts';
 import type { Refusal } from '@pasar/service-kit';
 
-/** CARRIER_MOCK is honoured outside production only. */
-export function isCarrierMockOn(config: { NODE_ENV: string; CARRIER_MOCK: boolean }): boolean {
-  return config.CARRIER_MOCK && config.NODE_ENV !== 'production';
-}
-
 /** Admin booking moves a paid or processing shipment to awaiting_pickup (DESIGN §5). */
 export function bookable(status: SubOrderStatus): { ok: true } | Refusal<'not_bookable'> {
   return status === 'paid' || status === 'processing'

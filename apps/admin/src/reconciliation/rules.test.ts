@@ -9,7 +9,6 @@ import {
   gramsOf,
   kgOf,
   moneyOf,
-  parseDivisors,
   statusOf,
   volumetricGrams,
   type ParcelFacts,
@@ -197,16 +196,5 @@ describe('status and actions', () => {
   test('a resolved line takes no more actions; the others do', () => {
     expect(actionAllowed('resolved')).toEqual({ ok: false, code: 'already_resolved', detail: expect.any(String) });
     for (const status of ['ok', 'open', 'disputed'] as const) expect(actionAllowed(status)).toEqual({ ok: true });
-  });
-});
-
-describe('parseDivisors', () => {
-  test('both carriers, cm³ per kg', () => {
-    expect(parseDivisors('carrier_a=6000,carrier_b=5000')).toEqual({ carrier_a: 6000, carrier_b: 5000 });
-    expect(parseDivisors(' carrier_b = 4000 , carrier_a=5000')).toEqual({ carrier_a: 5000, carrier_b: 4000 });
-  });
-
-  test.each(['', 'carrier_a=6000', 'carrier_a=6000,carrier_b=x', 'carrier_a=6000,carrier_a=5000', 'carrier_a=6000,carrier_b=5000,carrier_c=1', 'carrier_a=0,carrier_b=5000'])('refuses %j', (value) => {
-    expect(parseDivisors(value)).toBeNull();
   });
 });

@@ -146,15 +146,3 @@ export function gramsOf(kg: string): number {
 export function kgOf(grams: number): string {
   return `${Math.floor(grams / 1000)}.${String(grams % 1000).padStart(3, '0')}`;
 }
-
-/** `carrier_a=6000,carrier_b=5000` → divisors (cm³ per kg); null when malformed. */
-export function parseDivisors(value: string): Record<'carrier_a' | 'carrier_b', number> | null {
-  const divisors: Partial<Record<string, number>> = {};
-  for (const part of value.split(',')) {
-    const match = /^\s*(carrier_a|carrier_b)\s*=\s*(\d{3,6})\s*$/.exec(part);
-    if (!match || divisors[match[1]] !== undefined) return null;
-    divisors[match[1]] = Number(match[2]);
-  }
-  const { carrier_a: a, carrier_b: b } = divisors;
-  return a !== undefined && b !== undefined ? { carrier_a: a, carrier_b: b } : null;
-}

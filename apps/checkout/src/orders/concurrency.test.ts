@@ -1,4 +1,5 @@
-import { ProblemError } from '@pasar/service-kit';
+import { isDatabaseBusy, sqlPoolOf } from '@pasar/db';
+import { ProblemError, problemOf } from '@pasar/service-kit';
 import { startTestCheckout, type TestCheckout } from '../../test/checkout';
 import type { PrismaClient } from '../generated/prisma/client';
 import { submitOrder, type OrderDeps } from './submit';
@@ -60,20 +61,25 @@ test('200 concurrent submits for 50 units place exactly 50 orders and leave stoc
   expect(await prisma.outbox.count({ where: { type: 'checkout.order.created', payload: { path: ['data', 'subOrders', '0', 'items', '0', 'productId'], equals: product.id } } })).toBe(50);
 });
 
-test('a voucher with max 10 uses under 100 concurrent submits is used exactly 10 times', async () => {
+test('a voucher with a third of the pool in uses, raced by as many submits as the pool holds, is used exactly that often', async () => {
+  // as many submits as there are connections, so every one gets its transaction: this races the
+  // voucher's rule, not the pool (queued submits would time out starting their transaction)
+  const racers = sqlPoolOf(prisma).options.max;
+  const maxUses = Math.max(1, Math.floor(racers / 3));
+  expect(racers).toBeGreaterThan(maxUses);
   const product = await hotProduct(1000);
-  const voucher = await seedVoucher(prisma, { maxUses: 10, discountType: 'fixed', discountValue: '2.00' });
-  const buyers = await customers(100);
+  const voucher = await seedVoucher(prisma, { maxUses, discountType: 'fixed', discountValue: '2.00' });
+  const buyers = await customers(racers);
   const { placed, refused } = await race(
     buyers.map(({ customerId, addressId }) => () =>
       submitOrder(deps, customerId, { addressId, items: [{ productId: product.id, quantity: 1 }], voucherId: voucher.id }),
     ),
   );
-  expect(placed).toBe(10);
-  expect(refused).toEqual({ voucher_exhausted: 90 });
-  expect((await prisma.voucher.findUniqueOrThrow({ where: { id: voucher.id } })).usedCount).toBe(10);
-  expect(await prisma.order.count({ where: { voucherId: voucher.id } })).toBe(10);
-  expect(await stockOf(prisma, product.id)).toBe(990);
+  expect(placed).toBe(maxUses);
+  expect(refused).toEqual({ voucher_exhausted: racers - maxUses });
+  expect((await prisma.voucher.findUniqueOrThrow({ where: { id: voucher.id } })).usedCount).toBe(maxUses);
+  expect(await prisma.order.count({ where: { voucherId: voucher.id } })).toBe(maxUses);
+  expect(await stockOf(prisma, product.id)).toBe(1000 - maxUses);
 });
 
 test('20 concurrent redemptions of a balance that covers 5 debit exactly 5 and never go below zero', async () => {
@@ -148,4 +154,16 @@ test('plain multi-line orders over 10 products from 100 buyers at once each take
   });
   expect(placed + (refused.insufficient_stock ?? 0)).toBe(100);
   expect(await prisma.order.count({ where: { items: { some: { productId: { in: products.map((p) => p.id) } } } } })).toBe(placed);
+});
+
+test('a transaction that cannot start while every connection is taken is a busy database: 503 database_busy, Retry-After 1', async () => {
+  const pool = sqlPoolOf(prisma);
+  const held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+  try {
+    const err = await prisma.$transaction(async (tx) => tx.voucher.count(), { maxWait: 200 }).catch((e: unknown) => e);
+    expect(isDatabaseBusy(err)).toBe(true);
+    expect(problemOf(err)).toMatchObject({ status: 503, code: 'database_busy', headers: { 'Retry-After': '1' } });
+  } finally {
+    for (const client of held) client.release();
+  }
 });

@@ -1,22 +1,13 @@
 import { sqlPoolOf } from '@pasar/db';
 import type { CheckoutFeature } from '../feature';
-import { loyaltyRoutes } from '../loyalty/routes';
-import { promotionRoutes } from '../promotions/routes';
 import { cancelB2bOrderResponder, orderDetailsResponder, reservationOrderResponder } from './b2b-submit';
 import { orderBatcherOf } from './order-batch';
 import { leanOrderRoutes, orderRoutes } from './routes';
 
-/**
- * Checkout proper: vouchers and KOL codes (admin and validate), submit (single, family and B2B), the
- * pending order, the customer's orders and loyalty points.
- */
+/** Checkout proper: submit (single, family and B2B), the pending order and the customer's orders. */
 export const ordersFeature: CheckoutFeature = {
   name: 'orders',
-  routes: (router, { prisma, config, bus, log, relay }) => {
-    promotionRoutes(router, { prisma });
-    loyaltyRoutes(router, { prisma });
-    orderRoutes(router, { prisma, config, bus, log, relay });
-  },
+  routes: (router, { prisma, config, bus, log, relay }) => orderRoutes(router, { prisma, config, bus, log, relay }),
   leanRoutes: (router, { prisma, config, bus, log, relay }) => leanOrderRoutes(router, { prisma, config, bus, log, relay }),
   rpc: ({ bus, prisma, log }) => [orderDetailsResponder(bus, prisma), reservationOrderResponder(bus, prisma), cancelB2bOrderResponder(bus, prisma, log)],
   // on stop: orders still queued for the batcher answer 503, the batch in flight finishes

@@ -12,10 +12,12 @@ import { strictSecurityHeaders } from '../http/security';
 import type { UpstreamProxy } from './proxy';
 import { rawProxyPath, rawRouteOf, type RawPathDeps } from './raw-path';
 import { ROUTE_TABLE } from './route-table';
+import { livePathOf } from '../live/rules';
 import { compileRouteTable } from './rules';
 
 const compiled = compileRouteTable(ROUTE_TABLE);
 const limited = [{ method: 'POST', path: '/family/members' }];
+const servedHere = (path: string) => livePathOf(path) !== undefined;
 const DAY = 24 * 60 * 60 * 1000;
 
 describe('rawRouteOf: which requests skip express', () => {
@@ -28,12 +30,14 @@ describe('rawRouteOf: which requests skip express', () => {
     ['DELETE', '/api/v1/admin/b2b/x', 'b2b'],
     ['GET', '/api/v1/family/members', 'checkout'],
   ])('%s %s goes to %s', (method, url, to) => {
-    expect(rawRouteOf(method, url, compiled, limited)?.to).toBe(to);
+    expect(rawRouteOf(method, url, compiled, limited, servedHere)?.to).toBe(to);
   });
 
   test.each([
     ['GET', '/api/v1/auth/session', "the gateway's own route"],
     ['GET', '/api/v1/account/profile', "the gateway's own route"],
+    ['GET', '/api/v1/vendor/shipments/events', "the gateway's live stream, under a proxied prefix"],
+    ['GET', '/api/v1/account/orders/6f1f7a4e-52a8-4b8e-9a3e-1f2d3c4b5a69/events', "the gateway's live stream, under a proxied prefix"],
     ['GET', '/api/v1/nothing', 'no route (express answers 404)'],
     ['GET', '/api/v1/catalog/../admin/vouchers', 'not a plain path'],
     ['GET', '/api/v1/catalog//products', 'not a plain path'],
@@ -46,7 +50,7 @@ describe('rawRouteOf: which requests skip express', () => {
     ['POST', '/api/v1/family/members', 'rate limited'],
     ['POST', '/api/v1/family/members/', 'rate limited (as the router matches it)'],
   ])('%s %s stays with express: %s', (method, url) => {
-    expect(rawRouteOf(method, url, compiled, limited)).toBeUndefined();
+    expect(rawRouteOf(method, url, compiled, limited, servedHere)).toBeUndefined();
   });
 });
 
@@ -60,7 +64,7 @@ describe('rawProxyPath: an error nobody expected', () => {
       instanceOf: () => 'http://127.0.0.1:9',
       close: () => undefined,
     };
-    const raw = rawProxyPath({ compiled, limited: [], corsOrigins: [], session: {} as RawPathDeps['session'], proxy, log: silentLog })({ track: () => undefined });
+    const raw = rawProxyPath({ compiled, limited: [], servedHere, corsOrigins: [], session: {} as RawPathDeps['session'], proxy, log: silentLog })({ track: () => undefined });
     const server = createServer((req, res) => {
       if (!raw(req, res)) res.end('express');
     });

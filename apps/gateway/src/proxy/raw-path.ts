@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { callerOf } from '../auth/middleware';
 import type { SessionDeps } from '../auth/sessions';
 import { normalisedPath } from '../http/abuse-limits';
-import { livePathOf } from '../live/rules';
 import { corsHeadersFor, strictSecurityHeaders } from '../http/security';
 import type { UpstreamProxy } from './proxy';
 import type { GatewayRoute, Upstream } from './route-table';
@@ -24,12 +23,13 @@ export function rawRouteOf(
   url: string | undefined,
   compiled: readonly GatewayRoute[],
   limited: readonly { method: string; path: string }[],
+  servedHere: (path: string) => boolean,
 ): ProxiedRoute | undefined {
   if (!method || method === 'OPTIONS' || !url?.startsWith(API_ROOT) || url.includes('#')) return undefined;
   const query = url.indexOf('?');
   const path = url.slice(API_PREFIX.length, query === -1 ? undefined : query);
   const route = matchRoute(compiled, path);
-  if (!route || route.to === 'gateway' || livePathOf(path)) return undefined;
+  if (!route || route.to === 'gateway' || servedHere(path)) return undefined;
   if (isMalformedUrl(url)) return undefined;
   if (limited.length > 0) {
     const normalised = normalisedPath(path);
@@ -42,6 +42,8 @@ export interface RawPathDeps {
   compiled: readonly GatewayRoute[];
   /** The rate-limited endpoints (method, path under /api/v1): express applies their limits. */
   limited: readonly { method: string; path: string }[];
+  /** Paths under a proxied prefix that the gateway serves itself on express (the live streams). */
+  servedHere: (path: string) => boolean;
   corsOrigins: string[];
   session: SessionDeps & { production: boolean };
   proxy: UpstreamProxy;
@@ -59,7 +61,7 @@ export function rawProxyPath(deps: RawPathDeps): (kit: RawRequestKit) => RawRequ
   const cors = corsHeadersFor(deps.corsOrigins);
   const labels = new Map(deps.compiled.map((route) => [route, `${API_PREFIX}${route.prefix}`]));
   return (kit) => (req, res) => {
-    const route = rawRouteOf(req.method, req.url, deps.compiled, deps.limited);
+    const route = rawRouteOf(req.method, req.url, deps.compiled, deps.limited, deps.servedHere);
     if (!route) return false;
     const requestId = requestIdFrom(req.headers);
     // what express's problemHandler does with an error nobody expected: log it, answer 500

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { returnReasonSchema } from '../commerce';
 import { productCard } from './catalog';
 import { listQuery, money } from './common';
 
@@ -57,8 +58,6 @@ export type FollowedFeed = z.infer<typeof followedFeed>;
 export const returnStatusSchema = z.enum(['requested', 'approved', 'rejected', 'received', 'refunded']);
 export type ReturnStatus = z.infer<typeof returnStatusSchema>;
 
-export const returnReasonSchema = z.enum(['wrong_item', 'damaged', 'defective', 'not_as_described', 'missing_parts', 'changed_mind', 'other']);
-export type ReturnReason = z.infer<typeof returnReasonSchema>;
 
 /** A return carries at most this many evidence paths, each at most MAX_EVIDENCE_PATH_LENGTH characters. */
 export const MAX_EVIDENCE_PATHS = 10;

@@ -48,14 +48,4 @@ export function listWindow({ page, limit }: ListQuery): { skip: number; take: nu
   return { skip: (page - 1) * limit, take: limit };
 }
 
-/** A delivery address as events and responses carry it (camelCase; snapshots on orders and shipments). */
-export const postalAddress = z.object({
-  fullName: z.string(),
-  phone: z.string(),
-  addressLine1: z.string(),
-  addressLine2: z.string().nullable(),
-  city: z.string(),
-  postcode: z.string(),
-  state: z.string(),
-});
-export type PostalAddress = z.infer<typeof postalAddress>;
+export { postalAddress, type PostalAddress } from '../address';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ApiRoute } from '../openapi';
+import type { ApiRoute } from './api-route';
 
 /**
  * Dead letters, per service (operators): outbox events its relay could never publish, and

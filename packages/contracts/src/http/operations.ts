@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { orderStatusSchema, subOrderStatusSchema } from '../commerce';
-import type { ApiRoute } from '../openapi';
+import type { ApiRoute } from './api-route';
 import { money, uuidParam } from './common';
 
 // ---------------------------------------------------------------- admin: orders (checkout)

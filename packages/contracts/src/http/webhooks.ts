@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkoutReturnRequested, subOrderStatusSchema } from '../commerce';
-import type { ApiRoute } from '../openapi';
+import type { ApiRoute } from './api-route';
 import { money, uuidParam } from './common';
 
 // ---------------------------------------------------------------- vendor webhooks (Standard Webhooks)

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation } from '@pasar/db';
-import { hashPassword, verifyPassword } from '../auth/passwords';
-import { broadcastUserRevocation, deleteUserSessions, type SessionDeps } from '../auth/sessions';
-import { enqueueUserUpserted, normaliseEmail } from './users';
+import { hashPassword, verifyPassword } from './passwords';
+import { broadcastUserRevocation, deleteUserSessions, type SessionDeps } from './sessions';
+import { enqueueUserUpserted, normaliseEmail } from '../users/users';
 
 export interface AdminSeed {
   email: string;

@@ -1,9 +1,9 @@
 import type { Refusal } from '@pasar/service-kit';
 import { now, type AdminDeps } from '../deps';
-import { CarrierCallError } from '../carrier-bookings/carriers';
+import { CarrierCallError } from '../carriers/carriers';
 import { labelUrlOf } from '../carrier-bookings/bookings';
 import type { CarrierBooking } from '../generated/prisma/client';
-import { checkLabelUrl, labelKeyOf, type LabelAccess } from './rules';
+import { checkLabelUrl, labelKeyOf, type LabelAccess } from '../labels/rules';
 
 type Deps = Pick<AdminDeps, 'prisma' | 'config' | 'log' | 'carriers' | 'storage' | 'clock'>;
 type LabelRefusal = Refusal<'not_found' | 'not_booked' | 'label_unavailable'>;

@@ -2,9 +2,9 @@ import { carrierBookingsQuery, labelQuery, uuidParam } from '@pasar/contracts';
 import { parse, refusalProblems, requireRole } from '@pasar/service-kit';
 import type { Router } from 'express';
 import type { AdminDeps } from '../deps';
-import { labelUrl, signedLabel } from '../labels/labels';
+import { bookShipment, findBooking, listBookings, toBookingRecord } from '../carrier-bookings/bookings';
 import { LABEL_PATH } from '../labels/rules';
-import { bookShipment, findBooking, listBookings, toBookingRecord } from './bookings';
+import { labelUrl, signedLabel } from './labels';
 
 const BASE = '/admin/shipments';
 
@@ -22,7 +22,7 @@ const STATUS_OF: Record<string, number> = {
 const problemOf = refusalProblems(STATUS_OF);
 
 /** GET /admin/shipments/bookings, POST /admin/shipments/{id}/book, GET .../booking, GET .../label-url, and the signed label URL itself. */
-export function carrierBookingRoutes(router: Router, deps: AdminDeps): void {
+export function shipmentRoutes(router: Router, deps: AdminDeps): void {
   router.get(`${BASE}/bookings`, async (req, res) => {
     requireRole(req, 'admin');
     const { status, limit } = parse(carrierBookingsQuery, req.query);
