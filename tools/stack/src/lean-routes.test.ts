@@ -10,6 +10,8 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import {
   API_PREFIX,
+  bodySha256,
+  EMPTY_BODY_SHA256,
   createService,
   leanRouter,
   mountOnExpress,
@@ -173,7 +175,9 @@ describe.each(services)('%s: lean routes answer as on express', (service) => {
       for (const c of matrix(route, target)) {
         const method = c.method ?? route.method;
         const path = c.path ?? target;
-        const sign = (p: string, m: string, identity: Identity | null, now?: number) => signIdentityHeaders(secret, { method: m, path: p }, identity, REQUEST_ID, now);
+        // signed over the bytes the case sends, as the gateway signs them
+        const bodySha256Of = c.body ? bodySha256(c.body) : EMPTY_BODY_SHA256;
+        const sign = (p: string, m: string, identity: Identity | null, now?: number) => signIdentityHeaders(secret, { method: m, path: p, bodySha256: bodySha256Of }, identity, REQUEST_ID, now);
         const headers = c.headers(sign);
         const answers = await Promise.all(
           [lean, reference].map(async (server) => {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { adminShipment, adminWebhookDelivery, adminWebhookDeliveryPage, createdWebhookEndpoint } from '@pasar/contracts';
-import { signedHeaders, waitFor } from '@pasar/testkit';
+import { signedHeaders, startReceiver, waitFor, type Receiver } from '@pasar/testkit';
 import request from 'supertest';
 import { z } from 'zod';
 import { givenShipment } from '../../test/shipments';
-import { startReceiver, type Receiver } from '../../test/receiver';
 import { asCustomer, givenStore, startTestVendor, type TestStore, type TestVendor } from '../../test/vendor';
 
 let t: TestVendor;
