@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { addAddress } from '@pasar/stack';
 import { waitFor, type TestBus } from '@pasar/testkit';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { connectBus, envelope, publish } from './support/bus';
+import { connectStackBus, envelope, publish } from './support/bus';
 import { asSession, openStore, pollUntil, submit } from './support/commerce';
 import { show, type ApiClient } from './support/http';
 import { addressBody, newCustomer } from './support/identity';
@@ -179,7 +179,7 @@ describe('the operator console in chromium', () => {
       () => e2e,
       async () => {
         const { e2e, browser } = env();
-        testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace);
+        testBus = await connectStackBus(e2e);
         const store = await openStore(e2e, testBus, { basePrice: '25.00', stock: 50 }, 5);
         const admin = e2e.client();
         expect((await admin.post(`${API}/auth/sign-in`, e2e.stack.admin)).status).toBe(200);

@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { WEBHOOK_EVENT_TYPES, webhookEventPayload, type WebhookEventPayload } from '@pasar/contracts';
 import { startReceiver, waitFor, type Receiver, type TestBus } from '@pasar/testkit';
 import { Webhook } from 'standardwebhooks';
-import { connectBus } from './support/bus';
+import { connectStackBus } from './support/bus';
 import { newShopper, openStore, pollUntil, submit, type E2eStore } from './support/commerce';
 import { show } from './support/http';
-import { API, E2E_NATS_USER, startE2eStack, withLogs, type E2eStack } from './support/stack';
+import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
 
 interface OrderView {
   id: string;
@@ -28,7 +28,7 @@ const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   e2e = await startE2eStack();
-  testBus = await connectBus(e2e.stack.natsUrl, e2e.namespace, e2e.stack.natsSeeds[E2E_NATS_USER]);
+  testBus = await connectStackBus(e2e);
   storeA = await openStore(e2e, testBus, { basePrice: '25.00', stock: 10 }, 8);
   storeB = await openStore(e2e, testBus, { basePrice: '30.00', stock: 10 }, 8);
 }, 180_000);
