@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { orderStatusSchema, subOrderStatusSchema } from '../commerce';
 import type { ApiRoute } from './api-route';
 import { money, uuidParam } from './common';
+import { shipmentProgress } from './webhooks';
 
 // ---------------------------------------------------------------- admin: orders (checkout)
 
@@ -120,15 +121,7 @@ export const adminShipment = z
     storeId: z.uuid(),
     storeName: z.string(),
     status: subOrderStatusSchema,
-    courier: z.string().nullable(),
-    trackingId: z.string().nullable(),
-    trackingUrl: z.string().nullable(),
-    cancelReason: z.string().nullable(),
-    createdAt: z.iso.datetime(),
-    paidAt: z.iso.datetime().nullable(),
-    shippedAt: z.iso.datetime().nullable(),
-    deliveredAt: z.iso.datetime().nullable(),
-    cancelledAt: z.iso.datetime().nullable(),
+    ...shipmentProgress,
   })
   .meta({ id: 'AdminShipment' });
 export type AdminShipment = z.infer<typeof adminShipment>;

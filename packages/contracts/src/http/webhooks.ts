@@ -72,6 +72,19 @@ const SHIPMENT_EVENT_TYPES = ['sub_order.created', 'sub_order.paid', 'sub_order.
  */
 export const webhookReturnData = checkoutReturnRequested.data;
 
+/** A shipment's carrier and the times it moved, as the vendor's and the operators' views show them. */
+export const shipmentProgress = {
+  courier: z.string().nullable(),
+  trackingId: z.string().nullable(),
+  trackingUrl: z.string().nullable(),
+  cancelReason: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  paidAt: z.iso.datetime().nullable(),
+  shippedAt: z.iso.datetime().nullable(),
+  deliveredAt: z.iso.datetime().nullable(),
+  cancelledAt: z.iso.datetime().nullable(),
+};
+
 /** The data of the sub-order events: the sub-order (= shipment) as GET /vendor/shipments/{id} shows it. */
 export const webhookShipmentData = z.object({
   subOrderId: z.uuid(),
@@ -86,15 +99,7 @@ export const webhookShipmentData = z.object({
   subtotal: money,
   shippingFee: money,
   total: money,
-  courier: z.string().nullable(),
-  trackingId: z.string().nullable(),
-  trackingUrl: z.string().nullable(),
-  cancelReason: z.string().nullable(),
-  createdAt: z.iso.datetime(),
-  paidAt: z.iso.datetime().nullable(),
-  shippedAt: z.iso.datetime().nullable(),
-  deliveredAt: z.iso.datetime().nullable(),
-  cancelledAt: z.iso.datetime().nullable(),
+  ...shipmentProgress,
 });
 
 /** The JSON body a receiver gets (Standard Webhooks `{type, timestamp, data}`). */
