@@ -6,13 +6,14 @@
  * a customer's session gets the 403 page. It finds an order by e-mail and by short id and opens it,
  * sees a store's failing webhook delivery (its endpoint answers 500), replays a message checkout
  * really parked (it fails again and stays parked) and discards it with a reason. A screenshot of each page goes to
- * docs/console/.
+ * CONSOLE_SCREENSHOTS (docs/console for the README), else a temporary folder the run names.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { addAddress } from '@pasar/stack';
 import { waitFor, type TestBus } from '@pasar/testkit';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -23,7 +24,9 @@ import { addressBody, newCustomer } from './support/identity';
 import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOTS = join(__dirname, '..', '..', 'docs', 'console');
+// a folder of the run's own, so `npm test` leaves the work tree as it found it; the README's
+// screenshots are refreshed with CONSOLE_SCREENSHOTS=docs/console
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ? resolve(process.env.CONSOLE_SCREENSHOTS) : join(tmpdir(), `pasar-console-screenshots-${process.pid}`);
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -44,6 +47,7 @@ let brokenReceiver: http.Server | undefined;
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   mkdirSync(SCREENSHOTS, { recursive: true });
+  console.log(`console screenshots: ${SCREENSHOTS}`);
   e2e = await startE2eStack();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 }, 180_000);
