@@ -257,22 +257,14 @@ export const checkoutReturnRequested = defineEvent(
     storeId: z.uuid(),
     reason: returnReasonSchema,
     comment: z.string().nullable(),
-    items: z.array(
-      z.object({
-        orderItemId: z.uuid(),
-        productId: z.uuid(),
-        variantId: z.uuid().nullable(),
-        productName: z.string(),
-        variantName: z.string().nullable(),
-        quantity: z.number().int().positive(),
-        unitPrice: moneyString,
-        lineTotal: moneyString,
-      }),
-    ),
+    /** The order's items as checkout.order.created carried them, less the weight, with their line total. */
+    items: z.array(orderItemData.omit({ weightKg: true }).extend({ lineTotal: moneyString })),
     /** The items' line totals together. */
     amount: moneyString,
     requestedAt: z.iso.datetime(),
   }),
+  // behind the order's own events when one of them waits for a failed publish
+  { aggregateOf: (d) => `order:${d.orderId}` },
 );
 
 /** checkout → b2b: the parent order moved (B2B read model). */

@@ -103,6 +103,8 @@ describe('POST /account/returns', () => {
     const id = (res.headers.location ?? '').split('/').pop();
     const events = await t.checkout.prisma.outbox.findMany({ where: { type: 'checkout.return.requested', payload: { path: ['data', 'returnId'], equals: id } } });
     expect(events).toHaveLength(1);
+    // ordered with the order's own events (the relay holds it behind a failed one of them)
+    expect(events[0].aggregate).toBe(`order:${order.orderId}`);
     const payload = events[0].payload as { data: Record<string, unknown> };
     const stored = await t.checkout.prisma.returnRequest.findUniqueOrThrow({ where: { id } });
     const items = await t.checkout.prisma.orderItem.findMany({ where: { id: { in: [order.items[0].id, order.items[1].id] } }, orderBy: { createdAt: 'asc' } });
