@@ -1,4 +1,4 @@
-import { decodeTimeCursor, encodeTimeCursor } from './cursor';
+import { afterTimeCursor, decodeTimeCursor, encodeTimeCursor, timePage } from './cursor';
 import { ProblemError } from './problems';
 
 const id = '0b7c5a8e-4d2f-4e55-9a53-1f0e4a1b2c3d';
@@ -26,4 +26,19 @@ test.each([
   }
   expect(thrown).toBeInstanceOf(ProblemError);
   expect(thrown).toMatchObject({ status: 400, code: 'invalid_cursor' });
+});
+
+test('afterTimeCursor: nothing on the first page, the rows older than the position after it', () => {
+  expect(afterTimeCursor(undefined)).toEqual({});
+  expect(afterTimeCursor(encodeTimeCursor({ at, id }))).toEqual({ OR: [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: id } }] });
+  expect(() => afterTimeCursor('!!!')).toThrow(ProblemError);
+});
+
+test('timePage: at most limit rows, and the next cursor only when a row is left over', () => {
+  const rows = [0, 1, 2].map((i) => ({ id: `${id.slice(0, -1)}${i}`, createdAt: new Date(at.getTime() - i * 1000) }));
+  const first = timePage(rows, 2);
+  expect(first.page).toEqual(rows.slice(0, 2));
+  expect(decodeTimeCursor(first.nextCursor as string)).toEqual({ at: rows[1].createdAt, id: rows[1].id });
+  expect(timePage(rows, 3)).toEqual({ page: rows, nextCursor: null });
+  expect(timePage([], 5)).toEqual({ page: [], nextCursor: null });
 });

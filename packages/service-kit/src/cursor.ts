@@ -22,3 +22,20 @@ export function decodeTimeCursor(cursor: string): TimeCursor {
   }
   return { at, id };
 }
+
+/**
+ * The rows after `cursor` in a (createdAt, id) newest-first order, as a where-clause fragment
+ * (Prisma's shape): `{}` on the first page. A cursor this API did not answer is a 400.
+ */
+export function afterTimeCursor(cursor: string | undefined): { OR?: [{ createdAt: { lt: Date } }, { createdAt: Date; id: { lt: string } }] } {
+  if (!cursor) return {};
+  const after = decodeTimeCursor(cursor);
+  return { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] };
+}
+
+/** A page of at most `limit` of `rows` (read with `take: limit + 1`), and the cursor of the next one (null on the last). */
+export function timePage<T extends { createdAt: Date; id: string }>(rows: T[], limit: number): { page: T[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { page, nextCursor: rows.length > limit && last ? encodeTimeCursor({ at: last.createdAt, id: last.id }) : null };
+}

@@ -1,5 +1,5 @@
 import type { AdminOrderDetail, AdminOrderPage, AdminOrderSummary, AdminOrdersQuery } from '@pasar/contracts';
-import { decodeTimeCursor, encodeTimeCursor, notFound, type Refusal } from '@pasar/service-kit';
+import { afterTimeCursor, notFound, timePage, type Refusal } from '@pasar/service-kit';
 import type { Order, Prisma, PrismaClient } from '../generated/prisma/client';
 import { orderQueryOf, orderTimeline } from './rules';
 
@@ -14,28 +14,22 @@ const cents = (value: Prisma.Decimal | null) => (value === null ? null : value.t
 export async function searchOrders(deps: AdminOrderDeps, query: AdminOrdersQuery): Promise<AdminOrderPage | Refusal<'unusable_query'>> {
   const named = orderQueryOf(query.q);
   if ('ok' in named) return named;
-  const after = query.cursor ? decodeTimeCursor(query.cursor) : null;
-  const where: Prisma.OrderWhereInput = {};
+  const where: Prisma.OrderWhereInput = afterTimeCursor(query.cursor);
   if (named.kind === 'id') where.id = named.id;
   else if (named.kind === 'short_id') where.shortId = named.shortId;
   else {
     const customers = await deps.prisma.userReplica.findMany({ where: { email: named.email }, select: { userId: true } });
     where.customerId = { in: customers.map((c) => c.userId) };
   }
-  if (after) where.OR = [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }];
   const rows = await deps.prisma.order.findMany({
     where,
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: query.limit + 1,
     include: { _count: { select: { subOrders: true } } },
   });
-  const page = rows.slice(0, query.limit);
+  const { page, nextCursor } = timePage(rows, query.limit);
   const customers = await customersOf(deps, page);
-  const last = page[page.length - 1];
-  return {
-    orders: page.map((o) => toSummary(o, o._count.subOrders, customers.get(o.customerId))),
-    nextCursor: rows.length > query.limit ? encodeTimeCursor({ at: last.createdAt, id: last.id }) : null,
-  };
+  return { orders: page.map((o) => toSummary(o, o._count.subOrders, customers.get(o.customerId))), nextCursor };
 }
 
 async function customersOf(deps: AdminOrderDeps, orders: Order[]): Promise<Map<string, { email: string; fullName: string }>> {

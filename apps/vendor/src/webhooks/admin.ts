@@ -1,9 +1,9 @@
 import type { AdminWebhookDeliveriesQuery, AdminWebhookDelivery } from '@pasar/contracts';
-import { ProblemError, decodeTimeCursor, encodeTimeCursor, notFound } from '@pasar/service-kit';
+import { afterTimeCursor, timePage } from '@pasar/service-kit';
 import { now } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { WebhookDeps } from './delivery';
-import { wakeWorkers } from './webhooks';
+import { sendAgainNow } from './webhooks';
 
 const WITH_STORE_AND_LAST_ATTEMPT = {
   endpoint: { select: { url: true, enabled: true, storeId: true, store: { select: { name: true } } } },
@@ -22,18 +22,15 @@ export async function listProblemDeliveries(
   deps: Pick<WebhookDeps, 'prisma'>,
   query: AdminWebhookDeliveriesQuery,
 ): Promise<{ deliveries: AdminWebhookDelivery[]; nextCursor: string | null }> {
-  const after = query.cursor ? decodeTimeCursor(query.cursor) : null;
-  const where: Prisma.WebhookDeliveryWhereInput = statusWhere(query.status);
-  if (after) where.OR = [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }];
+  const where: Prisma.WebhookDeliveryWhereInput = { ...statusWhere(query.status), ...afterTimeCursor(query.cursor) };
   const rows = await deps.prisma.webhookDelivery.findMany({
     where,
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: query.limit + 1,
     include: WITH_STORE_AND_LAST_ATTEMPT,
   });
-  const page = rows.slice(0, query.limit);
-  const last = page[page.length - 1];
-  return { deliveries: page.map(toAdminDelivery), nextCursor: rows.length > query.limit ? encodeTimeCursor({ at: last.createdAt, id: last.id }) : null };
+  const { page, nextCursor } = timePage(rows, query.limit);
+  return { deliveries: page.map(toAdminDelivery), nextCursor };
 }
 
 /**
@@ -41,16 +38,10 @@ export async function listProblemDeliveries(
  * failing one is due now. An attempt running now: 409; its endpoint disabled: 409.
  */
 export async function retryAnyDelivery(deps: WebhookDeps, id: string): Promise<AdminWebhookDelivery> {
-  const delivery = await deps.prisma.webhookDelivery.findUnique({ where: { id }, include: { endpoint: { select: { enabled: true } } } });
-  if (!delivery) throw notFound('webhook delivery');
-  if (!delivery.endpoint.enabled) throw new ProblemError(409, 'endpoint_disabled', 'the endpoint is disabled; the store has to enable it first');
+  // a failing delivery (pending, between attempts) may be hurried too, unless an attempt holds it now
   const at = now(deps);
-  const { count } = await deps.prisma.webhookDelivery.updateMany({
-    where: { id, OR: [{ status: { not: 'pending' } }, { claimedUntil: null }, { claimedUntil: { lt: at } }] },
-    data: { status: 'pending', nextAttemptAt: at, claimedUntil: null, updatedAt: at },
-  });
-  if (count === 0) throw new ProblemError(409, 'delivery_pending', 'an attempt of the delivery is running now');
-  await wakeWorkers(deps);
+  const notRunning = { OR: [{ status: { not: 'pending' as const } }, { claimedUntil: null }, { claimedUntil: { lt: at } }] };
+  await sendAgainNow(deps, { id }, notRunning, 'an attempt of the delivery is running now');
   return toAdminDelivery(await deps.prisma.webhookDelivery.findUniqueOrThrow({ where: { id }, include: WITH_STORE_AND_LAST_ATTEMPT }));
 }
 

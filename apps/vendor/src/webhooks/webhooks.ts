@@ -7,7 +7,7 @@ import {
   type WebhookDeliveryStatus,
 } from '@pasar/contracts';
 import { lockKey } from '@pasar/db';
-import { ProblemError, badRequest, decodeTimeCursor, encodeTimeCursor, notFound } from '@pasar/service-kit';
+import { ProblemError, afterTimeCursor, badRequest, notFound, timePage } from '@pasar/service-kit';
 import { now } from '../deps';
 import type { Prisma, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client';
 import { disableEndpoint, type WebhookDeps } from './delivery';
@@ -129,9 +129,6 @@ export async function sendTestPing(deps: WebhookDeps, storeId: string, id: strin
   return delivery;
 }
 
-/** A delivery's page position. */
-export const cursorOf = (d: WebhookDelivery) => ({ at: d.createdAt, id: d.id });
-
 /** The endpoint's deliveries, newest first, with their attempts in order; `nextCursor` null on the last page. */
 export async function listDeliveries(
   deps: Pick<WebhookDeps, 'prisma'>,
@@ -140,18 +137,16 @@ export async function listDeliveries(
   query: WebhookDeliveriesQuery,
 ): Promise<{ deliveries: DeliveryWithAttempts[]; nextCursor: string | null }> {
   await ownEndpoint(deps, storeId, endpointId);
-  const after = query.cursor ? decodeTimeCursor(query.cursor) : null;
-  const where: Prisma.WebhookDeliveryWhereInput = { endpointId };
+  const where: Prisma.WebhookDeliveryWhereInput = { endpointId, ...afterTimeCursor(query.cursor) };
   if (query.status) where.status = query.status satisfies WebhookDeliveryStatus;
-  if (after) where.OR = [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }];
   const rows = await deps.prisma.webhookDelivery.findMany({
     where,
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: query.limit + 1,
     include: { attemptLog: { orderBy: { id: 'asc' } } },
   });
-  const deliveries = rows.slice(0, query.limit);
-  return { deliveries, nextCursor: rows.length > query.limit ? encodeTimeCursor(cursorOf(deliveries[deliveries.length - 1])) : null };
+  const { page: deliveries, nextCursor } = timePage(rows, query.limit);
+  return { deliveries, nextCursor };
 }
 
 /**
@@ -159,17 +154,26 @@ export async function listDeliveries(
  * schedule (at least this attempt). Still pending: 409; the endpoint disabled: 409.
  */
 export async function retryDelivery(deps: WebhookDeps, storeId: string, deliveryId: string): Promise<DeliveryWithAttempts> {
-  const delivery = await deps.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, endpoint: { storeId } }, include: { endpoint: true } });
+  await sendAgainNow(deps, { id: deliveryId, endpoint: { storeId } }, { status: { not: 'pending' } }, 'the delivery is still being tried');
+  return deps.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: { attemptLog: { orderBy: { id: 'asc' } } } });
+}
+
+/**
+ * Makes the delivery `which` names due now (same webhook-id): 404 when none, 409
+ * `endpoint_disabled` when its endpoint is off, 409 `delivery_pending` (`busy`) unless it also
+ * matches `onlyWhen`; then wakes the workers. The store's retry and the operators' share it.
+ */
+export async function sendAgainNow(deps: WebhookDeps, which: Prisma.WebhookDeliveryWhereInput, onlyWhen: Prisma.WebhookDeliveryWhereInput, busy: string): Promise<void> {
+  const delivery = await deps.prisma.webhookDelivery.findFirst({ where: which, select: { id: true, endpoint: { select: { enabled: true } } } });
   if (!delivery) throw notFound('webhook delivery');
   if (!delivery.endpoint.enabled) throw endpointDisabled();
   const at = now(deps);
   const { count } = await deps.prisma.webhookDelivery.updateMany({
-    where: { id: deliveryId, status: { not: 'pending' } },
+    where: { id: delivery.id, ...onlyWhen },
     data: { status: 'pending', nextAttemptAt: at, claimedUntil: null, updatedAt: at },
   });
-  if (count === 0) throw new ProblemError(409, 'delivery_pending', 'the delivery is still being tried');
+  if (count === 0) throw new ProblemError(409, 'delivery_pending', busy);
   await wakeWorkers(deps);
-  return deps.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId }, include: { attemptLog: { orderBy: { id: 'asc' } } } });
 }
 
 /** Sends the endpoint's failed deliveries created at or after `since` again (after re-enabling it). */
