@@ -7,6 +7,8 @@
 //                         (the generated Prisma client and its runtime included), one CommonJS file
 //   dist/migrate.js       applies the migrations and exits (packages/service-kit/src/migrate-main.ts)
 //   dist/healthcheck.js   the image's HEALTHCHECK: GET /readyz
+//   dist/tracing-sdk.js   the OpenTelemetry SDK, loaded only when tracing is on
+//   dist/*.wasm           Prisma's query compiler, read from the file rather than kept as source
 //   prisma/migrations/    the service's migrations   (its code reads <dist>/../prisma/migrations)
 //   migrations/           @pasar/bus's migrations    (<dist>/../migrations)
 //   dist/assets/          the gateway's API reference page files (<dist>/assets)
@@ -17,10 +19,11 @@
 // a pruned production install would still bring each dependency's whole package (Prisma's CLI and
 // engines, typings, the other services' dependencies); one esbuild file keeps the runtime to the
 // code that runs, starts fast (one file to read) and leaves a node_modules of a few megabytes.
+import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -44,6 +47,48 @@ mkdirSync(join(out, 'dist'), { recursive: true });
 const appRequire = createRequire(join(appDir, 'package.json'));
 const appDeps = Object.keys(JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')).dependencies ?? {});
 const native = NATIVE.filter((name) => appDeps.includes(name));
+
+/**
+ * Prisma's query compiler ships as a module holding the WebAssembly as one base64 string (4.6 MB).
+ * Bundled, that string is part of the script's source, which V8 keeps for the process's life: the
+ * bundle instead reads the .wasm file, written next to it, when the client first needs it.
+ */
+const prismaWasmFromFile = {
+  name: 'prisma-wasm-from-file',
+  setup(b) {
+    b.onResolve({ filter: /query_compiler_[a-z]+_bg\.[a-z]+\.wasm-base64\.js$/ }, (args) => ({
+      path: createRequire(join(args.resolveDir, 'index.js')).resolve(args.path),
+      namespace: 'prisma-wasm',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'prisma-wasm' }, (args) => {
+      const file = basename(args.path).replace('.wasm-base64.js', '.wasm');
+      writeFileSync(join(out, 'dist', file), Buffer.from(createRequire(args.path)(args.path).wasm, 'base64'));
+      return {
+        contents: `module.exports = { get wasm() { return require('fs').readFileSync(require('path').join(__dirname, ${JSON.stringify(file)})).toString('base64'); } };`,
+        loader: 'js',
+      };
+    });
+  },
+};
+
+/**
+ * The OpenTelemetry SDK and instrumentations (about 4 MB) load only when tracing is on
+ * (packages/service-kit/src/trace.ts imports them dynamically): they go to dist/tracing-sdk.js,
+ * so a service without tracing neither parses nor keeps their source.
+ */
+const TRACING_SDK = {
+  '@opentelemetry/sdk-node': 'NodeSDK',
+  '@opentelemetry/instrumentation-http': 'HttpInstrumentation',
+  '@opentelemetry/instrumentation-express': 'ExpressInstrumentation',
+  '@opentelemetry/instrumentation-pg': 'PgInstrumentation',
+  '@opentelemetry/core': 'W3CTraceContextPropagator',
+};
+const tracingSdkApart = {
+  name: 'tracing-sdk-apart',
+  setup(b) {
+    b.onResolve({ filter: /^@opentelemetry\// }, (args) => (args.kind === 'dynamic-import' && args.path in TRACING_SDK ? { path: './tracing-sdk.js', external: true } : undefined));
+  },
+};
 
 const result = await build({
   // main.js: the service; migrate.js: the migration Job's entry (deploy/k8s), run as
@@ -69,6 +114,24 @@ const result = await build({
   // CommonJS dependencies that read import.meta.url through tsx-style ESM get the file's URL
   define: { 'import.meta.url': 'importMetaUrl' },
   banner: { js: 'const importMetaUrl = require("url").pathToFileURL(__filename).href;' },
+  plugins: [prismaWasmFromFile, tracingSdkApart],
+});
+await build({
+  stdin: {
+    contents: Object.entries(TRACING_SDK).map(([pkg, name]) => `export { ${name} } from '${pkg}';`).join('\n'),
+    resolveDir: join(root, 'packages', 'service-kit'),
+    loader: 'js',
+  },
+  outfile: join(out, 'dist', 'tracing-sdk.js'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  keepNames: true,
+  minifySyntax: true,
+  minifyWhitespace: true,
+  legalComments: 'none',
+  logLevel: 'warning',
 });
 
 writeFileSync(
