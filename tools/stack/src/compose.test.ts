@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { SERVICE_NODE_FLAGS } from './stack';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -309,7 +310,7 @@ describe('Dockerfile (one for the six services)', () => {
     expect(runtime).toMatch(/NODE_ENV=production/);
     expect(runtime).toMatch(/PASAR_APP=\$\{APP\}/);
     expect(runtime).toMatch(/^HEALTHCHECK [\s\S]*CMD \["node", "dist\/healthcheck\.js"\]$/m);
-    expect(runtime).toContain('CMD ["node", "dist/main.js"]');
+    expect(runtime).toMatch(/^CMD \["node", (".*", )?"dist\/main.js"\]$/m);
   });
 
   test("the gateway's image carries the console's build and serves it from CONSOLE_DIR", () => {
@@ -323,6 +324,16 @@ describe('Dockerfile (one for the six services)', () => {
     const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
     expect(runtime).toMatch(/^HEALTHCHECK --interval=5s --timeout=15s /m);
     expect(runtime).toMatch(/MALLOC_TRIM_THRESHOLD_=131072/);
+    expect(runtime).toMatch(/NODE_OPTIONS=--max-semi-space-size=2$/m);
+  });
+
+  test("runs node with the flags npm start gives the services (WebAssembly on V8's baseline compiler)", () => {
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile.slice(dockerfile.indexOf('AS runtime')))?.[1];
+    expect(cmd).toBeDefined();
+    const [node, ...args] = JSON.parse(cmd ?? '[]') as string[];
+    expect(node).toBe('node');
+    expect(args).toEqual([...SERVICE_NODE_FLAGS, 'dist/main.js']);
+    expect(SERVICE_NODE_FLAGS).toContain('--liftoff-only');
   });
 
   test('takes extra CA certificates from deploy/compose/certs in the build stage', () => {
