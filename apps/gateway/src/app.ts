@@ -39,6 +39,12 @@ export interface GatewayOverrides {
   /** A client for the same DATABASE_URL (e.g. to share it with the test); closed with the gateway. */
   prisma?: GatewayPrisma;
   clock?: () => Date;
+  /**
+   * false: proxied routes go through express (session middleware, route gate, proxy middleware)
+   * instead of the raw path. Only the differential test sets it, to have the reference the raw
+   * path must answer exactly like (proxy/raw-differential.test.ts).
+   */
+  rawPath?: boolean;
 }
 
 export interface GatewayHandle {
@@ -137,15 +143,18 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     },
     http: (ctx) => ({
       // proxied requests skip express (same headers, gate and answers); express serves the rest
-      rawRequests: rawProxyPath({
-        compiled: routes,
-        limited: abuseLimitTable(config),
-        servedHere: (path) => livePathOf(path) !== undefined,
-        corsOrigins: config.CORS_ORIGINS,
-        session: depsOf(ctx),
-        proxy,
-        log,
-      }),
+      rawRequests:
+        overrides.rawPath === false
+          ? undefined
+          : rawProxyPath({
+              compiled: routes,
+              limited: abuseLimitTable(config),
+              servedHere: (path) => livePathOf(path) !== undefined,
+              corsOrigins: config.CORS_ORIGINS,
+              session: depsOf(ctx),
+              proxy,
+              log,
+            }),
       trustProxy: config.TRUST_PROXY,
       appMiddleware: [securityHeaders(), corsFor(config.CORS_ORIGINS), docsShortcut(), consoleStatic(config.CONSOLE_DIR)],
       authenticate: authenticateSession(depsOf(ctx)),
