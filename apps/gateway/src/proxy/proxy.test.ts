@@ -34,6 +34,11 @@ async function startEchoService(name: string, publicPaths: string[] = [], routeB
         await new Promise((r) => setTimeout(r, 1500));
         res.json({ late: true });
       });
+      // answers with the Vary the query names (none without one)
+      router.get('/checkout/varied', (req, res) => {
+        if (typeof req.query.vary === 'string') res.set('Vary', req.query.vary);
+        res.json({ varied: true });
+      });
       router.get('/checkout/created', (_req, res) => {
         res.status(201).location('/api/v1/checkout/created/1').setHeader('x-upstream', 'yes').json({ id: 1 });
       });
@@ -57,6 +62,8 @@ async function startEchoService(name: string, publicPaths: string[] = [], routeB
 describe('proxy', () => {
   let world: TestWorld;
   let gateway: GatewayHandle;
+  /** The same gateway on its express path (rawPath: false), for what both paths must answer alike. */
+  let expressPath: GatewayHandle;
   let checkout: RunningServer;
   let vendor: RunningServer;
   let admin: RunningServer;
@@ -78,7 +85,7 @@ describe('proxy', () => {
     checkout = await startEchoService('checkout', ['/catalog/products', '/payments/notify']);
     vendor = await startEchoService('vendor');
     admin = await startEchoService('admin', [], { [SETTLEMENT_IMPORT_PATH]: SETTLEMENT_IMPORT_BODY_LIMIT });
-    gateway = await world.start({
+    const env = {
       CHECKOUT_URL: checkout.url,
       VENDOR_URL: vendor.url,
       ADMIN_URL: admin.url,
@@ -87,7 +94,9 @@ describe('proxy', () => {
       CORS_ORIGINS: 'http://shop.example',
       ADMIN_EMAIL: adminEmail,
       ADMIN_PASSWORD: password,
-    });
+    };
+    gateway = await world.start(env);
+    expressPath = await world.start(env, { rawPath: false });
     customer = await signUp(gateway.url, uniqueEmail('customer'), password);
     vendorUser = await createVendorAndSignIn();
     adminUser = await signIn(gateway.url, adminEmail, password);
@@ -322,6 +331,29 @@ describe('proxy', () => {
 
     const simple = await request(gateway.url).get('/api/v1/catalog/products').set('Origin', 'http://shop.example').expect(200);
     expect(simple.headers['access-control-allow-origin']).toBe('http://shop.example');
+  });
+
+  it("keeps its Vary: Origin beside the upstream's Vary, on both paths (one origin's answer is never another's)", async () => {
+    const cases: [upstream: string | undefined, answered: string][] = [
+      ['Accept-Language', 'Accept-Language, Origin'],
+      [undefined, 'Origin'],
+      ['origin', 'origin'], // case-insensitive: once
+      ['Accept-Encoding, ORIGIN, Accept-Language', 'Accept-Encoding, ORIGIN, Accept-Language'],
+      ['Accept-Language, *', '*'], // * wins
+    ];
+    for (const { url } of [gateway, expressPath]) {
+      for (const [upstream, answered] of cases) {
+        const path = `/api/v1/checkout/varied${upstream === undefined ? '' : `?vary=${encodeURIComponent(upstream)}`}`;
+        const res = await request(url).get(path).set('Cookie', customer.cookie).set('Origin', 'http://shop.example').expect(200);
+        expect({ url, upstream, vary: res.headers.vary, origin: res.headers['access-control-allow-origin'] }).toEqual({ url, upstream, vary: answered, origin: 'http://shop.example' });
+      }
+      // no CORS answer (no Origin, or one not configured): the upstream's Vary as it is
+      for (const origin of [undefined, 'http://evil.example']) {
+        const call = request(url).get('/api/v1/checkout/varied?vary=Accept-Language').set('Cookie', customer.cookie);
+        const res = await (origin ? call.set('Origin', origin) : call).expect(200);
+        expect({ url, origin, vary: res.headers.vary }).toEqual({ url, origin, vary: 'Accept-Language' });
+      }
+    }
   });
 
   it('sets security headers on proxied answers too', async () => {

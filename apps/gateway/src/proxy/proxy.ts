@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
 import { routeOf } from './gate';
 import type { Upstream } from './route-table';
-import { UPSTREAM_TIMEOUT_CODE, bodyLimitOf, classifyProxyError, forwardHeaders } from './rules';
+import { UPSTREAM_TIMEOUT_CODE, bodyLimitOf, classifyProxyError, forwardHeaders, joinedVary } from './rules';
 import { isInstanceAway, mayRetryElsewhere, startHealthProbe, UpstreamPool } from './upstreams';
 
 type ProxyConfig = Pick<
@@ -114,9 +114,12 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
             proxyReq.destroy(err);
           });
         },
-        proxyRes: (_proxyRes, req) => {
+        proxyRes: (proxyRes, req, res) => {
           const sent = inFlight.get(req);
           if (sent) pools[sent.upstream].markUp(sent.url);
+          // the upstream's headers are copied over the gateway's next: its Vary must keep the gateway's
+          const ours = res.getHeader('vary');
+          if (ours !== undefined && proxyRes.headers.vary !== undefined) proxyRes.headers.vary = joinedVary(String(ours), proxyRes.headers.vary);
         },
         error: (err, req, res) => {
           const code = (err as NodeJS.ErrnoException).code;
