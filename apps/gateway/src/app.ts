@@ -14,7 +14,7 @@ import { createApiReference } from './docs/reference';
 import { docsShortcut } from './docs/routes';
 import { abuseLimitTable, abuseLimits } from './http/abuse-limits';
 import { LimiterStore } from './http/limiter-store';
-import { corsFor, securityHeaders } from './http/security';
+import { apiAnswerHeaders, corsFor, securityHeaders } from './http/security';
 import { serveIdentityRpc } from './identity-rpc/responders';
 import { LiveFeed } from './live/feed';
 import type { LiveDeps } from './live/live';
@@ -157,6 +157,8 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
             }),
       trustProxy: config.TRUST_PROXY,
       appMiddleware: [securityHeaders(), corsFor(config.CORS_ORIGINS), docsShortcut(), consoleStatic(config.CONSOLE_DIR)],
+      // the malformed-URL 400 answers before appMiddleware: it gets the same headers from this
+      answerHeaders: apiAnswerHeaders(config.CORS_ORIGINS),
       authenticate: authenticateSession(depsOf(ctx)),
       beforeBody: (router) => {
         router.use(abuseLimits(config, limitCounts, log));

@@ -123,6 +123,41 @@ describe('bad input answers 400 problem+json before any handler runs', () => {
     expectProblem(await request(server.url).get('/api/v1/things/a?x=%00'), 'malformed_url');
   });
 
+  test("a malformed URL's 400 carries the app middleware's headers through answerHeaders, which no middleware sees", async () => {
+    const seen: string[] = [];
+    const withHeaders = await createService({
+      name: 'body-kit-headers',
+      log: pino({ level: 'silent' }),
+      identitySecret: 'body-test-secret-1234567890',
+      authenticate: (req, _res, next) => {
+        req.identity = null;
+        next();
+      },
+      appMiddleware: [
+        (req, res, next) => {
+          seen.push(req.originalUrl);
+          res.setHeader('x-app', 'set');
+          next();
+        },
+      ],
+      answerHeaders: (req, res) => res.setHeader('x-app', `set for ${req.headers.origin ?? 'nobody'}`),
+      routes: (router) => router.get('/things/:id', (req, res) => void res.json({ id: req.params.id })),
+    }).listen(0);
+    try {
+      const malformed = await request(withHeaders.url).get('/api/v1/things/a%00').set('Origin', 'http://shop.example');
+      expectProblem(malformed, 'malformed_url');
+      expect(malformed.headers['x-app']).toBe('set for http://shop.example');
+      expect(seen).toEqual([]); // still answered before any middleware
+      const fine = await request(withHeaders.url).get('/api/v1/things/a').expect(200, { id: 'a' });
+      expect(fine.headers['x-app']).toBe('set'); // other answers get them from the middleware
+      expect(seen).toEqual(['/api/v1/things/a']);
+    } finally {
+      await withHeaders.close();
+    }
+    // without it, the 400 carries no header of the service's middleware
+    expect((await request(server.url).get('/api/v1/things/a%00')).headers['x-app']).toBeUndefined();
+  });
+
   test('a NUL in a JSON string, at any depth, keys too', async () => {
     for (const body of [{ name: 'a\u0000' }, { items: [{ deep: [{ deeper: 'x\u0000y' }] }] }, { ['k\u0000']: 1 }]) {
       const res = await request(server.url).post('/api/v1/echo').set('content-type', 'application/json').send(JSON.stringify(body));

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import getRawBody from 'raw-body';
 import { ProblemError, sendProblem } from './problems';
@@ -116,13 +116,18 @@ export function isMalformedUrl(url: string): boolean {
   }
 }
 
-/** App-level, first: a URL that cannot be decoded (or holds a NUL) answers 400 before any router sees it. */
-export const rejectMalformedUrl: RequestHandler = (req, res, next) => {
-  if (isMalformedUrl(req.originalUrl)) {
-    return sendProblem(res, 400, 'malformed_url', 'the URL has a malformed percent-encoding or a NUL character');
-  }
-  next();
-};
+/**
+ * App-level, first: a URL that cannot be decoded (or holds a NUL) answers 400 before any router or
+ * app middleware sees it. `answerHeaders` sets on that answer the headers the app middleware gives
+ * every other one (the gateway's security and CORS headers).
+ */
+export function rejectMalformedUrl(answerHeaders?: (req: IncomingMessage, res: ServerResponse) => void): RequestHandler {
+  return (req, res, next) => {
+    if (!isMalformedUrl(req.originalUrl)) return next();
+    answerHeaders?.(req, res);
+    sendProblem(res, 400, 'malformed_url', 'the URL has a malformed percent-encoding or a NUL character');
+  };
+}
 
 /** The detail of each unacceptable-text problem. */
 export const TEXT_PROBLEMS: Record<UnacceptableText, string> = {

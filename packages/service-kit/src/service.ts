@@ -48,6 +48,11 @@ export interface ServiceOptions {
   /** App-level middleware after request id and logging, before /healthz and /api/v1 (CORS, security headers). */
   appMiddleware?: RequestHandler[];
   /**
+   * Sets the headers `appMiddleware` gives every answer (the gateway's security and CORS headers) on
+   * the one answer given before it runs: the 400 for a malformed URL, which no middleware may see.
+   */
+  answerHeaders?: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
    * Mounted on /api/v1 after authentication and before the content-type check and the body
    * parsers, e.g. a proxy that must forward the body untouched. Call next() for what it does not handle.
    */
@@ -183,7 +188,7 @@ export function createService(options: ServiceOptions): Service {
   const first = raw && lean ? (req: IncomingMessage, res: ServerResponse) => raw(req, res) || lean(req, res) : (raw ?? lean);
   const handler: RequestListener = first ? (req, res) => void (first(req, res) || app(req, res)) : app;
 
-  app.use(rejectMalformedUrl);
+  app.use(rejectMalformedUrl(options.answerHeaders));
   for (const middleware of options.appMiddleware ?? []) app.use(middleware);
 
   const health: RequestHandler = (_req, res) => {
