@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { hasEncodedBody, notJsonBody, rejectMalformedUrl, rejectUnacceptableText, unsupportedEncoding, verifyJsonDepth } from './body';
+import { bodyNotAllowed, declaresBody, hasEncodedBody, isBodyNotAllowed, notJsonBody, rejectMalformedUrl, rejectUnacceptableText, unsupportedEncoding, verifyJsonDepth } from './body';
 import { BODY_NOT_SIGNED, EMPTY_BODY_SHA256, IDENTITY_HEADERS, SIGNATURE_REJECTED, bodyMatchesSignature, gateIdentity, type Identity } from './identity';
 import { ProblemError, sendProblem, problemHandler } from './problems';
 import { leanRequests, mountOnExpress, type LeanRoute } from './lean';
@@ -243,12 +243,12 @@ export function createService(options: ServiceOptions): Service {
   options.beforeBody?.(api);
   // the signature covers the body's bytes as sent: a content encoding is not undone here
   api.use((req, _res, next) => next(hasEncodedBody(req.headers) ? unsupportedEncoding() : undefined));
+  // GET, HEAD and DELETE take no body: one sent is refused, not read (nor left unread behind a signature of it)
+  api.use((req, _res, next) => next(isBodyNotAllowed(req.method, req.headers) ? bodyNotAllowed(req.method) : undefined));
   // content type: writes with a body must be JSON (form only where declared)
   api.use((req, res, next) => {
     if (!WRITE_METHODS.has(req.method)) return next();
-    const length = Number(req.get('content-length') ?? 0);
-    const chunked = req.get('transfer-encoding') !== undefined;
-    if (length === 0 && !chunked) return next();
+    if (!declaresBody(req.headers)) return next();
     if (req.is('application/json')) return next();
     if (req.is('application/x-www-form-urlencoded') && formPaths.has(req.baseUrl + req.path)) return next();
     next(notJsonBody());

@@ -75,6 +75,7 @@ export function differentialCases(route: DifferentialRoute): DifferentialCase[] 
     { ...valid, name: 'unknown query parameter', path: withQuery('unknown=1'), handled: true },
     { name: 'HEAD', credentials: 'valid', method: 'HEAD', path: route.target, handled: route.method === 'GET' },
     { name: 'wrong method', credentials: 'valid', method: 'PUT', path: route.target, contentType: JSON_TYPE, body: json({}) },
+    { name: 'a body on a method that takes none', credentials: 'valid', method: withBody ? 'DELETE' : 'GET', path: route.target, contentType: 'text/plain', body: Buffer.from('hello'), status: 400 },
   ];
 }
 

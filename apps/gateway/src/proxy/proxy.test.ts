@@ -156,7 +156,9 @@ describe('proxy', () => {
     const res = await request(gateway.url).get('/api/v1/checkout/pending-order').set('Cookie', customer.cookie).expect(200);
     const captured = Object.fromEntries(Object.entries((res.body as Echo).headers).filter(([name]) => name.startsWith('x-pasar-'))) as Record<string, string>;
     expect(captured['x-pasar-body-sha256']).toBe(createHash('sha256').update('').digest('hex'));
-    await request(checkout.url).get('/api/v1/checkout/pending-order').set(captured).set('content-type', 'application/json').send('{"x":1}').expect(401);
+    // the service takes no body on a GET at all, signed or not
+    const replayed = await request(checkout.url).get('/api/v1/checkout/pending-order').set(captured).set('content-type', 'application/json').send('{"x":1}').expect(400);
+    expect(replayed.body).toMatchObject({ code: 'body_not_allowed' });
   });
 
   it('a body over 1 MB → 413 (the settlement import takes up to its own limit); a Content-Encoding → 415', async () => {
@@ -353,6 +355,39 @@ describe('proxy', () => {
         const res = await (origin ? call.set('Origin', origin) : call).expect(200);
         expect({ url, origin, vary: res.headers.vary }).toEqual({ url, origin, vary: 'Accept-Language' });
       }
+    }
+  });
+
+  it('refuses a body on a GET, HEAD or DELETE with 400 body_not_allowed on both paths, before it reaches the service', async () => {
+    const send = (url: string, method: string, body: string, type: string) =>
+      new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+        const headers = { cookie: customer.cookie, 'content-type': type, 'content-length': Buffer.byteLength(body) };
+        const req = httpRequest(`${url}/api/v1/checkout/pending-order`, { method, headers }, (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => resolve({ status: answer.statusCode ?? 0, type: answer.headers['content-type'], body: Buffer.concat(chunks).toString('utf8') }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    for (const { url } of [gateway, expressPath]) {
+      for (const method of ['GET', 'DELETE']) {
+        for (const [body, type] of [['hello', 'text/plain'], ['{"a":1}', 'application/json']]) {
+          const answer = await send(url, method, body, type);
+          expect({ url, method, type, status: answer.status, code: (JSON.parse(answer.body) as { code: string }).code }).toEqual({ url, method, type, status: 400, code: 'body_not_allowed' });
+          expect(answer.type).toMatch(/application\/problem\+json/);
+        }
+      }
+      const head = await send(url, 'HEAD', 'hello', 'text/plain');
+      expect({ url, status: head.status, body: head.body }).toEqual({ url, status: 400, body: '' });
+      // refused by the gateway itself: the b2b service is down, yet the answer is the 400, not a 503
+      const down = await request(url).get('/api/v1/b2b/context').set('Cookie', customer.cookie).set('content-type', 'text/plain').send('hello');
+      expect({ url, status: down.status, code: (down.body as { code: string }).code }).toEqual({ url, status: 400, code: 'body_not_allowed' });
+      // the credentials are checked first: a caller without a session still gets 401
+      await request(url).get('/api/v1/checkout/pending-order').set('content-type', 'text/plain').send('hello').expect(401);
+      // without a body (or an empty one) the request goes through
+      await request(url).get('/api/v1/checkout/pending-order').set('Cookie', customer.cookie).set('content-length', '0').expect(200);
+      await request(url).delete('/api/v1/account/addresses/x').set('Cookie', customer.cookie).expect(200);
     }
   });
 

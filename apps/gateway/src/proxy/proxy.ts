@@ -3,8 +3,10 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { parse as parseUrl } from 'node:url';
 import {
+  bodyNotAllowed,
   bodySha256,
   hasEncodedBody,
+  isBodyNotAllowed,
   problemOf,
   readRawBody,
   redactUrl,
@@ -160,6 +162,8 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
     const method = req.method ?? 'GET';
     // the signature covers the bytes as sent: an encoded body would be signed as something the service does not read
     if (hasEncodedBody(req.headers)) return refuse(req, res, requestId, unsupportedEncoding());
+    // a GET, HEAD or DELETE takes no body: the services would not read one (their answer would name the signature)
+    if (isBodyNotAllowed(method, req.headers)) return refuse(req, res, requestId, bodyNotAllowed(method));
     readRawBody(req, bodyLimitOf(method, path)).then(
       (body) => {
         // the signature covers the method, the path exactly as forwarded (the upstream's req.originalUrl) and the body
