@@ -122,7 +122,7 @@ describe("the gateway's raw path answers as its express path", () => {
   });
 
   test('every proxied entry, every case of the matrix', async () => {
-    const access = new Map(targets.map(({ entry, route }) => [route, entry.access]));
+    const access = new Map<DifferentialRoute, GatewayRoute['access']>(targets.map(({ entry, route }) => [route, entry.access]));
     /** The session cookie of a case: the route's audience, another role, none, a malformed one, an expired one. */
     const cookieFor = (route: DifferentialRoute, c: DifferentialCase): Record<string, string> => {
       const audience = access.get(route);
@@ -137,8 +137,14 @@ describe("the gateway's raw path answers as its express path", () => {
       }[c.credentials];
       return cookie ? { cookie } : {};
     };
-    /** Where the upstream answers, it answers: 200 to a GET or HEAD, 304 to the GET repeated with its ETag, 202 to a POST. */
+    /**
+     * Where the upstream answers, it answers: 200 to a GET or HEAD, 304 to the GET repeated with its
+     * ETag, 202 to a POST. An answer that allows the caller's origin varies by Origin, whatever the
+     * upstream's own Vary.
+     */
     const reachesUpstream = (_route: DifferentialRoute, c: DifferentialCase, answer: DifferentialAnswer) => {
+      const vary = String(answer.headers.vary ?? '').toLowerCase().split(/\s*,\s*/);
+      if (answer.headers['access-control-allow-origin'] && !vary.includes('origin') && !vary.includes('*')) return `allows the origin, Vary "${answer.headers.vary}"`;
       if (!c.handled) return undefined;
       const expected = c.method === 'POST' ? 202 : c.conditional ? 304 : 200;
       return answer.status === expected ? undefined : `${answer.status}, not ${expected} from the upstream: ${answer.body}`;
