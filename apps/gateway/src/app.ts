@@ -14,7 +14,7 @@ import { createApiReference } from './docs/reference';
 import { docsShortcut } from './docs/routes';
 import { abuseLimitTable, abuseLimits } from './http/abuse-limits';
 import { LimiterStore } from './http/limiter-store';
-import { corsFor, securityHeaders } from './http/security';
+import { apiAnswerHeaders, corsFor, securityHeaders } from './http/security';
 import { serveIdentityRpc } from './identity-rpc/responders';
 import { LiveFeed } from './live/feed';
 import type { LiveDeps } from './live/live';
@@ -39,6 +39,12 @@ export interface GatewayOverrides {
   /** A client for the same DATABASE_URL (e.g. to share it with the test); closed with the gateway. */
   prisma?: GatewayPrisma;
   clock?: () => Date;
+  /**
+   * false: proxied routes go through express (session middleware, route gate, proxy middleware)
+   * instead of the raw path. Only the differential test sets it, to have the reference the raw
+   * path must answer exactly like (proxy/raw-differential.test.ts).
+   */
+  rawPath?: boolean;
 }
 
 export interface GatewayHandle {
@@ -137,17 +143,22 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     },
     http: (ctx) => ({
       // proxied requests skip express (same headers, gate and answers); express serves the rest
-      rawRequests: rawProxyPath({
-        compiled: routes,
-        limited: abuseLimitTable(config),
-        servedHere: (path) => livePathOf(path) !== undefined,
-        corsOrigins: config.CORS_ORIGINS,
-        session: depsOf(ctx),
-        proxy,
-        log,
-      }),
+      rawRequests:
+        overrides.rawPath === false
+          ? undefined
+          : rawProxyPath({
+              compiled: routes,
+              limited: abuseLimitTable(config),
+              servedHere: (path) => livePathOf(path) !== undefined,
+              corsOrigins: config.CORS_ORIGINS,
+              session: depsOf(ctx),
+              proxy,
+              log,
+            }),
       trustProxy: config.TRUST_PROXY,
       appMiddleware: [securityHeaders(), corsFor(config.CORS_ORIGINS), docsShortcut(), consoleStatic(config.CONSOLE_DIR)],
+      // the malformed-URL 400 answers before appMiddleware: it gets the same headers from this
+      answerHeaders: apiAnswerHeaders(config.CORS_ORIGINS),
       authenticate: authenticateSession(depsOf(ctx)),
       beforeBody: (router) => {
         router.use(abuseLimits(config, limitCounts, log));

@@ -29,6 +29,10 @@ const service = createService({
       handled += 1;
       res.json({ id: req.params.id });
     });
+    router.delete('/things/:id', (_req, res) => {
+      handled += 1;
+      res.status(204).end();
+    });
     router.post('/bounded', (req, res) => {
       const body = parse(z.object({ name: z.string().max(200), quantity: z.number().int().min(1).max(1000) }), req.body);
       res.json(body);
@@ -121,6 +125,57 @@ describe('bad input answers 400 problem+json before any handler runs', () => {
   test('an encoded NUL in the path or the query', async () => {
     expectProblem(await request(server.url).get('/api/v1/things/a%00'), 'malformed_url');
     expectProblem(await request(server.url).get('/api/v1/things/a?x=%00'), 'malformed_url');
+  });
+
+  test("a malformed URL's 400 carries the app middleware's headers through answerHeaders, which no middleware sees", async () => {
+    const seen: string[] = [];
+    const withHeaders = await createService({
+      name: 'body-kit-headers',
+      log: pino({ level: 'silent' }),
+      identitySecret: 'body-test-secret-1234567890',
+      authenticate: (req, _res, next) => {
+        req.identity = null;
+        next();
+      },
+      appMiddleware: [
+        (req, res, next) => {
+          seen.push(req.originalUrl);
+          res.setHeader('x-app', 'set');
+          next();
+        },
+      ],
+      answerHeaders: (req, res) => res.setHeader('x-app', `set for ${req.headers.origin ?? 'nobody'}`),
+      routes: (router) => router.get('/things/:id', (req, res) => void res.json({ id: req.params.id })),
+    }).listen(0);
+    try {
+      const malformed = await request(withHeaders.url).get('/api/v1/things/a%00').set('Origin', 'http://shop.example');
+      expectProblem(malformed, 'malformed_url');
+      expect(malformed.headers['x-app']).toBe('set for http://shop.example');
+      expect(seen).toEqual([]); // still answered before any middleware
+      const fine = await request(withHeaders.url).get('/api/v1/things/a').expect(200, { id: 'a' });
+      expect(fine.headers['x-app']).toBe('set'); // other answers get them from the middleware
+      expect(seen).toEqual(['/api/v1/things/a']);
+    } finally {
+      await withHeaders.close();
+    }
+    // without it, the 400 carries no header of the service's middleware
+    expect((await request(server.url).get('/api/v1/things/a%00')).headers['x-app']).toBeUndefined();
+  });
+
+  test('a body on a GET, HEAD or DELETE, of any type: 400 body_not_allowed, unread; none (or an empty one) passes', async () => {
+    for (const method of ['get', 'delete'] as const) {
+      for (const [type, body] of [['text/plain', 'hello'], ['application/json', '{"a":1}'], ['application/x-www-form-urlencoded', 'a=1']]) {
+        const res = await request(server.url)[method]('/api/v1/things/a').set('content-type', type).send(body);
+        expectProblem(res, 'body_not_allowed');
+        expect(res.body.detail).toBe(`a ${method.toUpperCase()} request takes no body; send it without one`);
+      }
+    }
+    const head = await request(server.url).head('/api/v1/things/a').set('content-type', 'text/plain').set('content-length', '5').send('hello');
+    expect([head.status, handled]).toEqual([400, 0]);
+    await request(server.url).get('/api/v1/things/a').expect(200);
+    await request(server.url).get('/api/v1/things/a').set('content-type', 'application/json').set('content-length', '0').expect(200);
+    await request(server.url).delete('/api/v1/things/a').expect(204);
+    expect(handled).toBe(3);
   });
 
   test('a NUL in a JSON string, at any depth, keys too', async () => {

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import getRawBody from 'raw-body';
 import { ProblemError, sendProblem } from './problems';
@@ -103,6 +103,24 @@ export function hasEncodedBody(headers: { 'content-encoding'?: string }): boolea
 /** 415: a body sent with a content encoding (gzip, deflate, br): the gateway and the services take it as sent only. */
 export const unsupportedEncoding = () => new ProblemError(415, 'unsupported_content_encoding', 'send the body without a Content-Encoding (identity only)');
 
+/** Whether a request declares a body: a length above 0, or chunked. */
+export function declaresBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) > 0);
+}
+
+/** The methods that take no body: no GET, HEAD or DELETE endpoint has one (SPEC: request "none"). */
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
+
+/** Whether a request declares a body on a method that takes none. */
+export function isBodyNotAllowed(method: string | undefined, headers: IncomingHttpHeaders): boolean {
+  return method !== undefined && BODILESS_METHODS.has(method) && declaresBody(headers);
+}
+
+/** 400: a body on a GET, HEAD or DELETE is refused, never read, signed or forwarded (no route would read it). */
+export const bodyNotAllowed = (method: string | undefined) =>
+  new ProblemError(400, 'body_not_allowed', `a ${method ?? 'GET'} request takes no body; send it without one`);
+
 /** True when the path does not percent-decode (`/%E0%A4%A`) or carries an encoded NUL (`%00`, path or query). */
 export function isMalformedUrl(url: string): boolean {
   if (!url.includes('%')) return false; // nothing encoded, nothing to decode (most requests)
@@ -116,13 +134,18 @@ export function isMalformedUrl(url: string): boolean {
   }
 }
 
-/** App-level, first: a URL that cannot be decoded (or holds a NUL) answers 400 before any router sees it. */
-export const rejectMalformedUrl: RequestHandler = (req, res, next) => {
-  if (isMalformedUrl(req.originalUrl)) {
-    return sendProblem(res, 400, 'malformed_url', 'the URL has a malformed percent-encoding or a NUL character');
-  }
-  next();
-};
+/**
+ * App-level, first: a URL that cannot be decoded (or holds a NUL) answers 400 before any router or
+ * app middleware sees it. `answerHeaders` sets on that answer the headers the app middleware gives
+ * every other one (the gateway's security and CORS headers).
+ */
+export function rejectMalformedUrl(answerHeaders?: (req: IncomingMessage, res: ServerResponse) => void): RequestHandler {
+  return (req, res, next) => {
+    if (!isMalformedUrl(req.originalUrl)) return next();
+    answerHeaders?.(req, res);
+    sendProblem(res, 400, 'malformed_url', 'the URL has a malformed percent-encoding or a NUL character');
+  };
+}
 
 /** The detail of each unacceptable-text problem. */
 export const TEXT_PROBLEMS: Record<UnacceptableText, string> = {

@@ -54,7 +54,7 @@ export interface StartServiceOptions<C extends BaseConfig, P extends PrismaLike>
   /** Background workers (sweeps, retries): `startPeriodic` loops, reported on /metrics. */
   workers?: (ctx: ServiceContext<C, P>) => Worker[];
   /** Extra HTTP wiring (the gateway's session check, CORS, proxy); see ServiceOptions. */
-  http?: (ctx: ServiceContext<C, P>) => Pick<ServiceOptions, 'authenticate' | 'appMiddleware' | 'beforeBody' | 'bodyLimit' | 'routeBodyLimits' | 'trustProxy' | 'rawRequests'>;
+  http?: (ctx: ServiceContext<C, P>) => Pick<ServiceOptions, 'authenticate' | 'appMiddleware' | 'answerHeaders' | 'beforeBody' | 'bodyLimit' | 'routeBodyLimits' | 'trustProxy' | 'rawRequests'>;
   /** Runs after migrations, before the HTTP server opens (e.g. seeding). */
   beforeListen?: (ctx: ServiceContext<C, P>) => Promise<void>;
   host?: string;

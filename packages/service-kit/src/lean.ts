@@ -6,7 +6,7 @@ import fresh from 'fresh';
 import { match, type MatchFunction } from 'path-to-regexp';
 import type { Request, Response, Router } from 'express';
 import type { Logger } from 'pino';
-import { jsonDepthExceeds, isMalformedUrl, readRawBody, MAX_JSON_DEPTH, notJsonBody, unacceptableTextIn, TEXT_PROBLEMS } from './body';
+import { declaresBody, jsonDepthExceeds, isMalformedUrl, readRawBody, MAX_JSON_DEPTH, notJsonBody, unacceptableTextIn, TEXT_PROBLEMS } from './body';
 import { BODY_NOT_SIGNED, bodyMatchesSignature, gateIdentity, SIGNATURE_REJECTED, type Identity } from './identity';
 import { problemOf, ProblemError, writeProblem } from './problems';
 
@@ -154,7 +154,7 @@ export function leanRequests(routes: readonly LeanRoute[], options: LeanOptions)
  * no charset, and no body on a GET (express would parse and check it).
  */
 function takesBody(req: IncomingMessage, method: string): boolean {
-  if (!BODY_METHODS.has(method) && hasBody(req)) return false;
+  if (!BODY_METHODS.has(method) && declaresBody(req.headers)) return false;
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
   const type = req.headers['content-type'];
@@ -221,7 +221,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, route: CompiledR
  */
 async function readBody(req: IncomingMessage, method: string, limit: string, verifySigned: (bytes: Uint8Array) => void): Promise<unknown> {
   const json = isJson(req.headers['content-type']);
-  if (!BODY_METHODS.has(method) || !hasBody(req)) {
+  if (!BODY_METHODS.has(method) || !declaresBody(req.headers)) {
     req.resume();
     verifySigned(EMPTY_BYTES);
     // body-parser answers {} for an empty JSON body, nothing for none
@@ -244,12 +244,6 @@ async function readBody(req: IncomingMessage, method: string, limit: string, ver
   const found = unacceptableTextIn(body);
   if (found) throw new ProblemError(400, found, TEXT_PROBLEMS[found]);
   return body;
-}
-
-/** A body of some length, or chunked (what the express pipeline's content-type check looks at). */
-function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) > 0);
 }
 
 /** `req.is('application/json')` for one content type header. */

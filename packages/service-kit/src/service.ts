@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { hasEncodedBody, notJsonBody, rejectMalformedUrl, rejectUnacceptableText, unsupportedEncoding, verifyJsonDepth } from './body';
+import { bodyNotAllowed, declaresBody, hasEncodedBody, isBodyNotAllowed, notJsonBody, rejectMalformedUrl, rejectUnacceptableText, unsupportedEncoding, verifyJsonDepth } from './body';
 import { BODY_NOT_SIGNED, EMPTY_BODY_SHA256, IDENTITY_HEADERS, SIGNATURE_REJECTED, bodyMatchesSignature, gateIdentity, type Identity } from './identity';
 import { ProblemError, sendProblem, problemHandler } from './problems';
 import { leanRequests, mountOnExpress, type LeanRoute } from './lean';
@@ -47,6 +47,11 @@ export interface ServiceOptions {
   authenticate?: RequestHandler;
   /** App-level middleware after request id and logging, before /healthz and /api/v1 (CORS, security headers). */
   appMiddleware?: RequestHandler[];
+  /**
+   * Sets the headers `appMiddleware` gives every answer (the gateway's security and CORS headers) on
+   * the one answer given before it runs: the 400 for a malformed URL, which no middleware may see.
+   */
+  answerHeaders?: (req: IncomingMessage, res: ServerResponse) => void;
   /**
    * Mounted on /api/v1 after authentication and before the content-type check and the body
    * parsers, e.g. a proxy that must forward the body untouched. Call next() for what it does not handle.
@@ -183,7 +188,7 @@ export function createService(options: ServiceOptions): Service {
   const first = raw && lean ? (req: IncomingMessage, res: ServerResponse) => raw(req, res) || lean(req, res) : (raw ?? lean);
   const handler: RequestListener = first ? (req, res) => void (first(req, res) || app(req, res)) : app;
 
-  app.use(rejectMalformedUrl);
+  app.use(rejectMalformedUrl(options.answerHeaders));
   for (const middleware of options.appMiddleware ?? []) app.use(middleware);
 
   const health: RequestHandler = (_req, res) => {
@@ -238,12 +243,12 @@ export function createService(options: ServiceOptions): Service {
   options.beforeBody?.(api);
   // the signature covers the body's bytes as sent: a content encoding is not undone here
   api.use((req, _res, next) => next(hasEncodedBody(req.headers) ? unsupportedEncoding() : undefined));
+  // GET, HEAD and DELETE take no body: one sent is refused, not read (nor left unread behind a signature of it)
+  api.use((req, _res, next) => next(isBodyNotAllowed(req.method, req.headers) ? bodyNotAllowed(req.method) : undefined));
   // content type: writes with a body must be JSON (form only where declared)
   api.use((req, res, next) => {
     if (!WRITE_METHODS.has(req.method)) return next();
-    const length = Number(req.get('content-length') ?? 0);
-    const chunked = req.get('transfer-encoding') !== undefined;
-    if (length === 0 && !chunked) return next();
+    if (!declaresBody(req.headers)) return next();
     if (req.is('application/json')) return next();
     if (req.is('application/x-www-form-urlencoded') && formPaths.has(req.baseUrl + req.path)) return next();
     next(notJsonBody());

@@ -9,3 +9,4 @@ export * from './service-suite';
 export * from './sign-on-send';
 export * from './fake-carrier';
 export * from './webhook-receiver';
+export * from './differential';

@@ -8,6 +8,14 @@ import request from 'supertest';
 import { createTestWorld, signUp, uniqueEmail, type SignedInUser, type TestWorld } from '../../test/harness';
 import type { GatewayHandle } from '../app';
 
+const ORIGIN = 'http://shop.example';
+
+/** The headers of an answer that any gateway problem has alike (not those of its date, body and request id). */
+const sharedHeadersOf = (res: request.Response) => {
+  const { date: _date, 'content-length': _length, etag: _etag, 'x-request-id': _id, connection: _connection, 'keep-alive': _keepAlive, ...shared } = res.headers as Record<string, string>;
+  return shared;
+};
+
 describe('bad input at the gateway', () => {
   let world: TestWorld;
   let gateway: GatewayHandle;
@@ -29,7 +37,7 @@ describe('bad input at the gateway', () => {
         });
       },
     }).listen(0);
-    gateway = await world.start({ CHECKOUT_URL: upstream.url });
+    gateway = await world.start({ CHECKOUT_URL: upstream.url, CORS_ORIGINS: ORIGIN });
     customer = await signUp(gateway.url, uniqueEmail('bad-input'));
   });
   afterAll(async () => {
@@ -51,6 +59,23 @@ describe('bad input at the gateway', () => {
     // and a good one still goes through
     await request(gateway.url).get('/api/v1/catalog/products/abc').expect(200, { reached: true });
     expect(upstreamCalls).toBe(1);
+  });
+
+  test("a malformed URL's 400 carries the security and CORS headers of every other gateway problem", async () => {
+    // problems answered by express (no route: 404) and by the raw proxied path (no session: 401)
+    const notFound = await request(gateway.url).get('/api/v1/nothing').set('Origin', ORIGIN).expect(404);
+    const unauthenticated = await request(gateway.url).get('/api/v1/account/addresses').set('Origin', ORIGIN).expect(401);
+    expect(sharedHeadersOf(unauthenticated)).toEqual(sharedHeadersOf(notFound));
+    expect(notFound.headers).toMatchObject({ 'access-control-allow-origin': ORIGIN, 'x-content-type-options': 'nosniff' });
+    for (const path of ['/api/v1/catalog/products/%E0%A4%A', '/api/v1/account/addresses/a%00', '/api/v1/catalog/products?q=a%00', '/%E0%A4%A', '/console/%00']) {
+      const res = await request(gateway.url).get(path).set('Origin', ORIGIN);
+      expectProblem(res, 'malformed_url');
+      expect({ path, headers: sharedHeadersOf(res) }).toEqual({ path, headers: sharedHeadersOf(notFound) });
+    }
+    // another origin gets no CORS headers there either, as on any other problem
+    const other = await request(gateway.url).get('/api/v1/catalog/products/%E0%A4%A').set('Origin', 'http://evil.example').expect(400);
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    expect(other.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
   });
 
   test('sign-up with a NUL in the name, or a lone surrogate: 400, no account', async () => {

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_PREFIX } from '@pasar/service-kit';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
@@ -22,10 +22,11 @@ export function corsFor(origins: string[]): RequestHandler {
 }
 
 /**
- * `corsFor`'s headers on an actual (not preflight) request, for the proxied path outside express:
- * a configured origin gets itself allowed with credentials and the exposed headers; others get none.
+ * `corsFor`'s headers on an actual (not preflight) request, for answers outside express
+ * (apiAnswerHeaders): a configured origin gets itself allowed with credentials and the exposed
+ * headers; others get none.
  */
-export function corsHeadersFor(origins: string[]): (res: ServerResponse, origin: string | undefined) => void {
+function corsHeadersFor(origins: string[]): (res: ServerResponse, origin: string | undefined) => void {
   const allowed = new Set(origins);
   const exposed = EXPOSED_HEADERS.join(',');
   return (res, origin) => {
@@ -89,7 +90,7 @@ export function securityHeaders(): RequestHandler {
 
 /**
  * The headers the strict helmet sets on a JSON answer, taken once from helmet itself (it sets the
- * same ones on every request), for the proxied path outside express.
+ * same ones on every request), for answers outside express (apiAnswerHeaders).
  */
 export function strictSecurityHeaders(): readonly (readonly [string, string])[] {
   const headers = new Map<string, string>();
@@ -104,4 +105,18 @@ export function strictSecurityHeaders(): readonly (readonly [string, string])[] 
   });
   if (!done) throw new Error('helmet did not set its headers synchronously');
   return [...headers];
+}
+
+/**
+ * What `securityHeaders` and `corsFor` set on an actual request to the API, for the answers given
+ * outside that middleware: the proxied path, and service-kit's 400 for a malformed URL (given
+ * before any middleware runs). Computed once; the same headers on every call.
+ */
+export function apiAnswerHeaders(origins: string[]): (req: IncomingMessage, res: ServerResponse) => void {
+  const security = strictSecurityHeaders();
+  const cors = corsHeadersFor(origins);
+  return (req, res) => {
+    for (const [name, value] of security) res.setHeader(name, value);
+    cors(res, req.headers.origin);
+  };
 }

@@ -34,6 +34,11 @@ async function startEchoService(name: string, publicPaths: string[] = [], routeB
         await new Promise((r) => setTimeout(r, 1500));
         res.json({ late: true });
       });
+      // answers with the Vary the query names (none without one)
+      router.get('/checkout/varied', (req, res) => {
+        if (typeof req.query.vary === 'string') res.set('Vary', req.query.vary);
+        res.json({ varied: true });
+      });
       router.get('/checkout/created', (_req, res) => {
         res.status(201).location('/api/v1/checkout/created/1').setHeader('x-upstream', 'yes').json({ id: 1 });
       });
@@ -57,6 +62,8 @@ async function startEchoService(name: string, publicPaths: string[] = [], routeB
 describe('proxy', () => {
   let world: TestWorld;
   let gateway: GatewayHandle;
+  /** The same gateway on its express path (rawPath: false), for what both paths must answer alike. */
+  let expressPath: GatewayHandle;
   let checkout: RunningServer;
   let vendor: RunningServer;
   let admin: RunningServer;
@@ -78,7 +85,7 @@ describe('proxy', () => {
     checkout = await startEchoService('checkout', ['/catalog/products', '/payments/notify']);
     vendor = await startEchoService('vendor');
     admin = await startEchoService('admin', [], { [SETTLEMENT_IMPORT_PATH]: SETTLEMENT_IMPORT_BODY_LIMIT });
-    gateway = await world.start({
+    const env = {
       CHECKOUT_URL: checkout.url,
       VENDOR_URL: vendor.url,
       ADMIN_URL: admin.url,
@@ -87,7 +94,9 @@ describe('proxy', () => {
       CORS_ORIGINS: 'http://shop.example',
       ADMIN_EMAIL: adminEmail,
       ADMIN_PASSWORD: password,
-    });
+    };
+    gateway = await world.start(env);
+    expressPath = await world.start(env, { rawPath: false });
     customer = await signUp(gateway.url, uniqueEmail('customer'), password);
     vendorUser = await createVendorAndSignIn();
     adminUser = await signIn(gateway.url, adminEmail, password);
@@ -147,7 +156,9 @@ describe('proxy', () => {
     const res = await request(gateway.url).get('/api/v1/checkout/pending-order').set('Cookie', customer.cookie).expect(200);
     const captured = Object.fromEntries(Object.entries((res.body as Echo).headers).filter(([name]) => name.startsWith('x-pasar-'))) as Record<string, string>;
     expect(captured['x-pasar-body-sha256']).toBe(createHash('sha256').update('').digest('hex'));
-    await request(checkout.url).get('/api/v1/checkout/pending-order').set(captured).set('content-type', 'application/json').send('{"x":1}').expect(401);
+    // the service takes no body on a GET at all, signed or not
+    const replayed = await request(checkout.url).get('/api/v1/checkout/pending-order').set(captured).set('content-type', 'application/json').send('{"x":1}').expect(400);
+    expect(replayed.body).toMatchObject({ code: 'body_not_allowed' });
   });
 
   it('a body over 1 MB → 413 (the settlement import takes up to its own limit); a Content-Encoding → 415', async () => {
@@ -322,6 +333,62 @@ describe('proxy', () => {
 
     const simple = await request(gateway.url).get('/api/v1/catalog/products').set('Origin', 'http://shop.example').expect(200);
     expect(simple.headers['access-control-allow-origin']).toBe('http://shop.example');
+  });
+
+  it("keeps its Vary: Origin beside the upstream's Vary, on both paths (one origin's answer is never another's)", async () => {
+    const cases: [upstream: string | undefined, answered: string][] = [
+      ['Accept-Language', 'Accept-Language, Origin'],
+      [undefined, 'Origin'],
+      ['origin', 'origin'], // case-insensitive: once
+      ['Accept-Encoding, ORIGIN, Accept-Language', 'Accept-Encoding, ORIGIN, Accept-Language'],
+      ['Accept-Language, *', '*'], // * wins
+    ];
+    for (const { url } of [gateway, expressPath]) {
+      for (const [upstream, answered] of cases) {
+        const path = `/api/v1/checkout/varied${upstream === undefined ? '' : `?vary=${encodeURIComponent(upstream)}`}`;
+        const res = await request(url).get(path).set('Cookie', customer.cookie).set('Origin', 'http://shop.example').expect(200);
+        expect({ url, upstream, vary: res.headers.vary, origin: res.headers['access-control-allow-origin'] }).toEqual({ url, upstream, vary: answered, origin: 'http://shop.example' });
+      }
+      // no CORS answer (no Origin, or one not configured): the upstream's Vary as it is
+      for (const origin of [undefined, 'http://evil.example']) {
+        const call = request(url).get('/api/v1/checkout/varied?vary=Accept-Language').set('Cookie', customer.cookie);
+        const res = await (origin ? call.set('Origin', origin) : call).expect(200);
+        expect({ url, origin, vary: res.headers.vary }).toEqual({ url, origin, vary: 'Accept-Language' });
+      }
+    }
+  });
+
+  it('refuses a body on a GET, HEAD or DELETE with 400 body_not_allowed on both paths, before it reaches the service', async () => {
+    const send = (url: string, method: string, body: string, type: string) =>
+      new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+        const headers = { cookie: customer.cookie, 'content-type': type, 'content-length': Buffer.byteLength(body) };
+        const req = httpRequest(`${url}/api/v1/checkout/pending-order`, { method, headers }, (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => resolve({ status: answer.statusCode ?? 0, type: answer.headers['content-type'], body: Buffer.concat(chunks).toString('utf8') }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    for (const { url } of [gateway, expressPath]) {
+      for (const method of ['GET', 'DELETE']) {
+        for (const [body, type] of [['hello', 'text/plain'], ['{"a":1}', 'application/json']]) {
+          const answer = await send(url, method, body, type);
+          expect({ url, method, type, status: answer.status, code: (JSON.parse(answer.body) as { code: string }).code }).toEqual({ url, method, type, status: 400, code: 'body_not_allowed' });
+          expect(answer.type).toMatch(/application\/problem\+json/);
+        }
+      }
+      const head = await send(url, 'HEAD', 'hello', 'text/plain');
+      expect({ url, status: head.status, body: head.body }).toEqual({ url, status: 400, body: '' });
+      // refused by the gateway itself: the b2b service is down, yet the answer is the 400, not a 503
+      const down = await request(url).get('/api/v1/b2b/context').set('Cookie', customer.cookie).set('content-type', 'text/plain').send('hello');
+      expect({ url, status: down.status, code: (down.body as { code: string }).code }).toEqual({ url, status: 400, code: 'body_not_allowed' });
+      // the credentials are checked first: a caller without a session still gets 401
+      await request(url).get('/api/v1/checkout/pending-order').set('content-type', 'text/plain').send('hello').expect(401);
+      // without a body (or an empty one) the request goes through
+      await request(url).get('/api/v1/checkout/pending-order').set('Cookie', customer.cookie).set('content-length', '0').expect(200);
+      await request(url).delete('/api/v1/account/addresses/x').set('Cookie', customer.cookie).expect(200);
+    }
   });
 
   it('sets security headers on proxied answers too', async () => {

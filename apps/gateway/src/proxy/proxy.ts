@@ -3,8 +3,10 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { parse as parseUrl } from 'node:url';
 import {
+  bodyNotAllowed,
   bodySha256,
   hasEncodedBody,
+  isBodyNotAllowed,
   problemOf,
   readRawBody,
   redactUrl,
@@ -19,7 +21,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
 import { routeOf } from './gate';
 import type { Upstream } from './route-table';
-import { UPSTREAM_TIMEOUT_CODE, bodyLimitOf, classifyProxyError, forwardHeaders } from './rules';
+import { UPSTREAM_TIMEOUT_CODE, bodyLimitOf, classifyProxyError, forwardHeaders, joinedVary } from './rules';
 import { isInstanceAway, mayRetryElsewhere, startHealthProbe, UpstreamPool } from './upstreams';
 
 type ProxyConfig = Pick<
@@ -114,9 +116,12 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
             proxyReq.destroy(err);
           });
         },
-        proxyRes: (_proxyRes, req) => {
+        proxyRes: (proxyRes, req, res) => {
           const sent = inFlight.get(req);
           if (sent) pools[sent.upstream].markUp(sent.url);
+          // the upstream's headers are copied over the gateway's next: its Vary must keep the gateway's
+          const ours = res.getHeader('vary');
+          if (ours !== undefined && proxyRes.headers.vary !== undefined) proxyRes.headers.vary = joinedVary(String(ours), proxyRes.headers.vary);
         },
         error: (err, req, res) => {
           const code = (err as NodeJS.ErrnoException).code;
@@ -157,6 +162,8 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
     const method = req.method ?? 'GET';
     // the signature covers the bytes as sent: an encoded body would be signed as something the service does not read
     if (hasEncodedBody(req.headers)) return refuse(req, res, requestId, unsupportedEncoding());
+    // a GET, HEAD or DELETE takes no body: the services would not read one (their answer would name the signature)
+    if (isBodyNotAllowed(method, req.headers)) return refuse(req, res, requestId, bodyNotAllowed(method));
     readRawBody(req, bodyLimitOf(method, path)).then(
       (body) => {
         // the signature covers the method, the path exactly as forwarded (the upstream's req.originalUrl) and the body

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { callerOf } from '../auth/middleware';
 import type { SessionDeps } from '../auth/sessions';
 import { normalisedPath } from '../http/abuse-limits';
-import { corsHeadersFor, strictSecurityHeaders } from '../http/security';
+import { apiAnswerHeaders } from '../http/security';
 import type { UpstreamProxy } from './proxy';
 import type { GatewayRoute, Upstream } from './route-table';
 import { decideAccess, matchRoute } from './rules';
@@ -57,8 +57,7 @@ export interface RawPathDeps {
  * the route gate (401/403 problem+json) and the signed forward. Everything else goes to express.
  */
 export function rawProxyPath(deps: RawPathDeps): (kit: RawRequestKit) => RawRequestHandler {
-  const security = strictSecurityHeaders();
-  const cors = corsHeadersFor(deps.corsOrigins);
+  const answerHeaders = apiAnswerHeaders(deps.corsOrigins);
   const labels = new Map(deps.compiled.map((route) => [route, `${API_PREFIX}${route.prefix}`]));
   return (kit) => (req, res) => {
     const route = rawRouteOf(req.method, req.url, deps.compiled, deps.limited, deps.servedHere);
@@ -74,8 +73,7 @@ export function rawProxyPath(deps: RawPathDeps): (kit: RawRequestKit) => RawRequ
       const label = labels.get(route) as string;
       kit.track(req, res, { requestId: () => requestId, route: () => label });
       res.setHeader('x-request-id', requestId);
-      for (const [name, value] of security) res.setHeader(name, value);
-      cors(res, req.headers.origin);
+      answerHeaders(req, res);
       callerOf(deps.session, req.headers.cookie)
         .then(
           (caller) => {

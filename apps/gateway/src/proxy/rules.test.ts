@@ -1,5 +1,5 @@
 import { ROUTE_TABLE, type GatewayRoute } from './route-table';
-import { bodyLimitOf, classifyProxyError, compileRouteTable, decideAccess, forwardHeaders, isPlainPath, matchRoute } from './rules';
+import { bodyLimitOf, classifyProxyError, compileRouteTable, decideAccess, forwardHeaders, isPlainPath, joinedVary, matchRoute } from './rules';
 
 const compiled = compileRouteTable(ROUTE_TABLE);
 const target = (path: string) => {
@@ -171,5 +171,25 @@ describe('body limits and the forwarded length', () => {
     expect(forwardHeaders({ 'transfer-encoding': 'chunked' }, {}, 'r', 12)['transfer-encoding']).toBeUndefined();
     expect(forwardHeaders({ 'content-length': '5' }, {}, 'r', 5)['content-length']).toBe('5');
     expect(forwardHeaders({}, {}, 'r', 0)['content-length']).toBeUndefined();
+  });
+});
+
+describe('the Vary of a proxied answer', () => {
+  it.each([
+    ['Origin', 'Accept-Language', 'Accept-Language, Origin'],
+    ['Origin', 'accept-language, ORIGIN', 'accept-language, ORIGIN'],
+    ['Origin', '*', '*'],
+    ['Origin', 'Accept-Language, *', '*'],
+    ['*', 'Accept-Language', '*'],
+    ['Origin', '', 'Origin'],
+    ['Origin', undefined, 'Origin'],
+    [undefined, 'Accept-Language', 'Accept-Language'],
+    [undefined, undefined, undefined],
+  ])('the gateway %p and the upstream %p: %p', (gateway, upstream, joined) => {
+    expect(joinedVary(gateway, upstream)).toBe(joined);
+  });
+
+  it("takes the upstream's as sent (a malformed one is not a reason to fail the answer)", () => {
+    expect(joinedVary('Origin', 'Accept@Language')).toBe('Accept@Language, Origin');
   });
 });

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Role } from '@pasar/contracts';
 import { API_PREFIX } from '@pasar/service-kit';
+import vary from 'vary';
 import { BODY_LIMITS, DEFAULT_BODY_LIMIT, type GatewayRoute, type RouteAccess } from './route-table';
 
 /** The table ordered for matching: longest prefix first (ties keep table order). */
@@ -71,6 +72,17 @@ export function forwardHeaders(incoming: IncomingHttpHeaders, signed: Record<str
     headers['content-length'] = String(bodyLength);
   }
   return headers;
+}
+
+/**
+ * The Vary of a proxied answer: the upstream's joined by the gateway's own (`Origin` where CORS
+ * named the caller's origin), not replaced by it, so a shared cache never gives one origin's
+ * answer to another. Each field once (case-insensitive), `*` alone when either has it; the
+ * upstream's as it is when the gateway has none, and the gateway's when the upstream sends none.
+ */
+export function joinedVary(gateway: string | undefined, upstream: string | undefined): string | undefined {
+  if (gateway === undefined || upstream === undefined) return upstream ?? gateway;
+  return vary.append(upstream, gateway); // the gateway's fields are checked as header names, the upstream's taken as sent
 }
 
 export type ProxyFailure = { status: 502 | 503 | 504; code: string; detail: string };
