@@ -63,7 +63,7 @@ export async function openLiveStream(
   res: ServerResponse,
 ): Promise<Refused | undefined> {
   const { userId } = caller.identity;
-  const slot = deps.registry.reserve(userId);
+  const slot = await deps.registry.reserve(userId);
   if (!slot) return refused(429, 'too_many_streams', 'this account has as many live streams open as it may; close one first', request.requestId);
   let handedOver = false;
   const pending: FeedMessage[] = [];
@@ -92,6 +92,7 @@ export async function openLiveStream(
       deps.log.debug({ reason, target: target.kind, userId }, 'live stream closed');
     });
     stream.open();
+    if (stream.closed) return undefined; // the client left while the state was read
     deps.log.info({ target: target.kind, userId, resume: plan.kind === 'replay' ? 'replay' : plan.reason }, 'live stream opened');
 
     let adoptions: Promise<void> = Promise.resolve();
@@ -130,7 +131,7 @@ export async function openLiveStream(
   } finally {
     if (!handedOver) {
       unlisten();
-      deps.registry.release(userId, slot);
+      deps.registry.release(slot);
     }
   }
 }
