@@ -3,17 +3,21 @@
  * database and NATS namespace: a customer's order stream and a vendor's shipment stream follow an
  * order from payment to delivery on either replica; a Last-Event-ID resume replays the gap from
  * JetStream, or starts over with a snapshot when the gap is too long or pruned; the gates, the
- * per-user limit, sign-out, and bad input answer before a stream starts.
+ * per-user limit (shared by both replicas through Redis; per replica when Redis is unreachable),
+ * sign-out, and bad input answer before a stream starts.
  */
 import { randomUUID } from 'node:crypto';
 import { seedB2bDemo, signIn } from '@pasar/stack';
-import { waitFor, type TestBus } from '@pasar/testkit';
+import { freePort, waitFor, type TestBus } from '@pasar/testkit';
 import { connectStackBus } from './support/bus';
 import { asSession, newShopper, openStore, submit, type E2eStore, type Shopper } from './support/commerce';
 import { show, type ApiClient, type Problem } from './support/http';
 import { startSecondGateway, type SecondGateway } from './support/second-gateway';
 import { SseClient, type SseFrame } from './support/sse';
 import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
+
+/** Both replicas count open streams in this Redis (under the stack's own namespace). */
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 let e2e: E2eStack | undefined;
 let testBus: TestBus | undefined;
@@ -22,11 +26,11 @@ let second: SecondGateway | undefined;
 const open: SseClient[] = [];
 
 beforeAll(async () => {
-  e2e = await startE2eStack();
+  e2e = await startE2eStack({ env: { gateway: { REDIS_URL } } });
   testBus = await connectStackBus(e2e);
   store = await openStore(e2e, testBus, { basePrice: '12.00', stock: 500 }, 5);
   // replica B: a short heartbeat, a short replay bound, and an upstream timeout shorter than its streams live
-  second = await startSecondGateway(e2e, { LIVE_HEARTBEAT_MS: '500', LIVE_REPLAY_MAX_MESSAGES: '3', UPSTREAM_TIMEOUT_MS: '2000' });
+  second = await startSecondGateway(e2e, { REDIS_URL, LIVE_HEARTBEAT_MS: '500', LIVE_REPLAY_MAX_MESSAGES: '3', UPSTREAM_TIMEOUT_MS: '2000' });
 }, 240_000);
 
 afterEach(() => {
@@ -50,6 +54,23 @@ async function stream(base: string, client: ApiClient, path: string, headers: Re
   const sse = await SseClient.open(`${base}${API}${path}`, { ...(cookie ? { cookie } : {}), ...headers });
   open.push(sse);
   return sse;
+}
+
+/** Opens a stream, retrying while the answer is 429 (a slot given back is free a moment after the stream closed). */
+function streamWhenFree(base: string, client: ApiClient, path: string): Promise<SseClient> {
+  return waitFor(async () => {
+    const sse = await stream(base, client, path);
+    if (sse.status !== 429) return sse;
+    sse.close();
+    return undefined;
+  }, 10_000, 100);
+}
+
+/** Expects the answer to be 429 problem+json `too_many_streams`. */
+async function expectTooMany(sse: SseClient): Promise<void> {
+  expect(sse.status).toBe(429);
+  expect(sse.response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(((await sse.response.json()) as Problem).code).toBe('too_many_streams');
 }
 
 async function placeOrder(shopper: Shopper): Promise<string> {
@@ -226,33 +247,70 @@ describe('live order tracking through the gateway', () => {
   );
 
   test(
-    'at most five streams per user (the sixth is 429), and signing out closes them on both replicas',
+    'at most five streams per user on both replicas together (3 on A, 2 on B: the sixth is 429 on either); one closed on A frees one for B; signing out closes and frees them all',
     withLogs(
       () => e2e,
       async () => {
         const { e2e: stack, b } = env();
-        const gateway = stack.stack.gatewayUrl;
+        const a = stack.stack.gatewayUrl;
         const shopper = await newShopper(stack, 'live-limit');
         const orderId = await placeOrder(shopper);
         const path = `/account/orders/${orderId}/events`;
-        const five: SseClient[] = [];
-        for (let i = 0; i < 5; i += 1) five.push(await stream(gateway, shopper.client, path));
-        for (const sse of five) expect(sse.status).toBe(200);
-        const sixth = await stream(gateway, shopper.client, path);
-        expect(sixth.status).toBe(429);
-        expect(((await sixth.response.json()) as Problem).code).toBe('too_many_streams');
+        const onA: SseClient[] = [];
+        const onB: SseClient[] = [];
+        for (let i = 0; i < 3; i += 1) onA.push(await stream(a, shopper.client, path));
+        for (let i = 0; i < 2; i += 1) onB.push(await stream(b.url, shopper.client, path));
+        for (const sse of [...onA, ...onB]) expect(sse.status).toBe(200);
+        await expectTooMany(await stream(a, shopper.client, path));
+        await expectTooMany(await stream(b.url, shopper.client, path));
 
-        five[0].close();
-        const again = await waitFor(async () => {
-          const sse = await stream(gateway, shopper.client, path);
-          return sse.status === 200 ? sse : undefined;
-        }, 10_000, 100);
-        await again.waitForFrames((f) => f.event === 'snapshot');
-        const onB = await stream(b.url, shopper.client, path);
-        await onB.waitForFrames((f) => f.event === 'snapshot');
+        // one closed on A: B may open one, and then the user is at five again on both
+        onA[0].close();
+        const third = await streamWhenFree(b.url, shopper.client, path);
+        expect(third.status).toBe(200);
+        await third.waitForFrames((f) => f.event === 'snapshot');
+        await expectTooMany(await stream(a, shopper.client, path));
+        await expectTooMany(await stream(b.url, shopper.client, path));
 
+        // signing out closes the session's streams on both replicas and gives their slots back
         expect((await shopper.client.post(`${API}/auth/sign-out`)).status).toBe(204);
-        for (const sse of [...five.slice(1), again, onB]) await sse.waitForEnd(15_000);
+        for (const sse of [...onA.slice(1), ...onB, third]) await sse.waitForEnd(15_000);
+        const again = stack.client();
+        expect((await again.post(`${API}/auth/sign-in`, { email: shopper.email, password: shopper.password })).status).toBe(200);
+        for (const base of [a, a, a, b.url, b.url]) expect((await streamWhenFree(base, again, path)).status).toBe(200);
+        await expectTooMany(await stream(a, again, path));
+      },
+    ),
+  );
+
+  test(
+    'with Redis unreachable a replica counts its own streams: five open there, the sixth is 429, never a 500',
+    withLogs(
+      () => e2e,
+      async () => {
+        const { e2e: stack } = env();
+        const closed = `redis://127.0.0.1:${await freePort()}`;
+        const c = await startSecondGateway(stack, { REDIS_URL: closed });
+        try {
+          const shopper = await newShopper(stack, 'live-no-redis');
+          const orderId = await placeOrder(shopper);
+          const path = `/account/orders/${orderId}/events`;
+          // five on replica A (shared count, full) do not count on C, which cannot reach Redis
+          for (let i = 0; i < 5; i += 1) expect((await stream(stack.stack.gatewayUrl, shopper.client, path)).status).toBe(200);
+          await expectTooMany(await stream(stack.stack.gatewayUrl, shopper.client, path));
+          const onC: SseClient[] = [];
+          for (let i = 0; i < 5; i += 1) onC.push(await stream(c.url, shopper.client, path));
+          for (const sse of onC) {
+            expect(sse.status).toBe(200);
+            await sse.waitForFrames((f) => f.event === 'snapshot');
+          }
+          await expectTooMany(await stream(c.url, shopper.client, path));
+          onC[0].close();
+          expect((await streamWhenFree(c.url, shopper.client, path)).status).toBe(200);
+          expect(c.process.lines.snapshot().filter((line) => line.includes('open live streams are counted per gateway instance until it is')).length).toBeGreaterThan(0);
+        } finally {
+          await c.stop();
+        }
       },
     ),
   );
