@@ -7,7 +7,10 @@
 //   2. waits for the start banner;
 //   3. GET /api/v1/catalog/products answers 200 with the demo products;
 //   4. runs the README's "Try it with curl" walkthrough as written (the gateway's address put in):
-//      pick a product and variant, sign in, submit, pay (mock), read the order back as paid;
+//      pick a product and variant, sign in, submit, pay (mock), read the order back as paid; with
+//      the `curl -N` line of "Follow the order live" started in the background before the pay line
+//      (the README's second terminal), which must print the snapshot, the payment and the order's
+//      status paid, and, once step 4b ships the order, the shipment's status shipped;
 //   4b. runs the README's "Vendor webhooks with curl" section as written: its one-line receiver
 //      (on a free port instead of 9999), then its curl block (create an endpoint as the demo
 //      vendor, send a test ping, ship the walkthrough's paid shipment), and checks that the
@@ -130,6 +133,55 @@ function readmeWalkthrough() {
   return block[1];
 }
 
+/** The `curl -N` line of the ```sh block under the "Follow the order live" heading (the order's event stream). */
+function readmeLiveStream() {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const start = readme.indexOf('### Follow the order live');
+  if (start < 0) throw new Error('README.md has no "### Follow the order live" section');
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start));
+  const line = block?.[1].split('\n').find((l) => l.startsWith('curl -N'));
+  if (!line) throw new Error('the "Follow the order live" section has no `curl -N` line');
+  return line;
+}
+
+/**
+ * The walkthrough with the live stream started in the background just before its pay line, as the
+ * README's second terminal: its events go to `live.sse`, its pid to `live.pid`; the payment waits
+ * until the stream's snapshot arrived (at most 10 s).
+ */
+function withLiveStream(walkthrough, streamLine) {
+  const at = walkthrough.indexOf('\n# pay');
+  if (at < 0) throw new Error('the README walkthrough has no "# pay" line to open the live stream before');
+  const open = [
+    `${streamLine} > live.sse 2> live.err &`,
+    'echo $! > live.pid',
+    "for _ in $(seq 100); do grep -q '^event: snapshot' live.sse && break; sleep 0.1; done",
+  ].join('\n');
+  return `${walkthrough.slice(0, at)}\n${open}${walkthrough.slice(at)}`;
+}
+
+/** What the live stream printed so far (empty before it started). */
+function liveEvents(dir) {
+  try {
+    return readFileSync(join(dir, 'live.sse'), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Whether the stream printed an `event` whose data holds `fragment` (any when none). */
+function sawEvent(text, event, fragment = '') {
+  return text.split('\n\n').some((frame) => frame.split('\n').includes(`event: ${event}`) && frame.includes(fragment));
+}
+
+function stopLiveStream(dir) {
+  try {
+    process.kill(Number(readFileSync(join(dir, 'live.pid'), 'utf8').trim()), 'SIGTERM');
+  } catch {
+    // never started, or gone
+  }
+}
+
 /** The ```sh blocks under the "Vendor webhooks with curl" heading: the receiver, then the curl walkthrough. */
 function readmeWebhookBlocks() {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -247,7 +299,7 @@ try {
 
   // ---------------------------------------------------------------- 4. the README walkthrough
   if (runWalkthrough) {
-    const script = readmeWalkthrough().replaceAll('localhost:8080', new URL(gatewayUrl).host);
+    const script = withLiveStream(readmeWalkthrough(), readmeLiveStream()).replaceAll('localhost:8080', new URL(gatewayUrl).host);
     const dir = mkdtempSync(join(tmpdir(), 'pasar-smoke-'));
     try {
       const walk = await runShell(script, dir);
@@ -261,11 +313,20 @@ try {
       if (!check(walk.code === 0 && order?.status === 'paid', `the README walkthrough runs as written and ends with the order paid (last line: ${last.slice(0, 160)})`)) {
         console.log(walk.out);
       }
+      const paidLive = await poll(() => {
+        const text = liveEvents(dir);
+        return sawEvent(text, 'snapshot') && sawEvent(text, 'payment') && sawEvent(text, 'order.status', '"status":"paid"');
+      }, 20_000);
+      check(paidLive, "the README's curl -N stream, opened before the pay line, printed the snapshot, the payment and order.status paid");
+      // ---------------------------------------------------------------- 4b. the README webhook section
+      await webhookWalkthrough(new URL(gatewayUrl).host);
+      const shippedLive = await poll(() => sawEvent(liveEvents(dir), 'shipment.status', '"status":"shipped"'), 20_000);
+      check(shippedLive, "the README's curl -N stream printed shipment.status shipped when the vendor section shipped the order");
+      if (!paidLive || !shippedLive) console.log(`smoke: the live stream printed:\n${liveEvents(dir)}`);
     } finally {
+      stopLiveStream(dir);
       rmSync(dir, { recursive: true, force: true });
     }
-    // ---------------------------------------------------------------- 4b. the README webhook section
-    await webhookWalkthrough(new URL(gatewayUrl).host);
   } else {
     say('SMOKE_WALKTHROUGH=false: the README walkthroughs were not run');
   }

@@ -20,6 +20,7 @@ import { LiveFeed } from './live/feed';
 import type { LiveDeps } from './live/live';
 import { livePathOf } from './live/rules';
 import { liveRoutes } from './live/routes';
+import { StreamSlots } from './live/stream-slots';
 import { LiveStreamRegistry } from './live/streams';
 import { routeGate } from './proxy/gate';
 import { createUpstreamProxy } from './proxy/proxy';
@@ -85,7 +86,8 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     title: 'Pasar API reference',
   });
 
-  const liveStreams = new LiveStreamRegistry(config.LIVE_MAX_STREAMS_PER_USER);
+  const streamSlots = new StreamSlots({ maxPerUser: config.LIVE_MAX_STREAMS_PER_USER, leaseMs: config.LIVE_STREAM_LEASE_MS, store: limitCounts, log });
+  const liveStreams = new LiveStreamRegistry(streamSlots);
   let deps: (AuthDeps & { production: boolean }) | undefined;
   const depsOf = (ctx: ServiceContext<GatewayConfig, GatewayPrisma>) => {
     if (deps) return deps;
@@ -123,6 +125,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     },
     workers: (ctx) => [
       sessionSweep(ctx.prisma, clock, log),
+      startPeriodic({ name: 'live-stream-leases', intervalMs: config.LIVE_HEARTBEAT_MS, log, runAtStart: false, round: () => streamSlots.renew() }),
       {
         name: 'live streams',
         stop: async () => {
@@ -136,7 +139,7 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
     beforeListen: async (ctx) => {
       await warmPasswordDecoy();
       await liveOf(ctx).feed.start();
-      if (!(await limitCounts.ready())) log.warn('Redis (REDIS_URL) is not answering; rate limits are per instance until it is');
+      if (!(await limitCounts.ready())) log.warn('Redis (REDIS_URL) is not answering; rate limits and open live streams are counted per instance until it is');
       if (!config.ADMIN_EMAIL || !config.ADMIN_PASSWORD) return;
       const result = await seedAdmin(depsOf(ctx), { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD, fullName: config.ADMIN_FULL_NAME });
       log.info({ email: config.ADMIN_EMAIL, result }, 'administrator seeded');

@@ -37,6 +37,14 @@ describe('gateway config', () => {
     expect(() => loadGatewayConfig({ ...base, GATEWAY_REPLICAS: '0' })).toThrow(/GATEWAY_REPLICAS/);
   });
 
+  it('leases a live stream’s shared slot for 2.5 heartbeats unless told, and refuses a lease a missed renewal would lose', () => {
+    expect(loadGatewayConfig(base).LIVE_STREAM_LEASE_MS).toBe(37_500);
+    expect(loadGatewayConfig({ ...base, LIVE_HEARTBEAT_MS: '1000' }).LIVE_STREAM_LEASE_MS).toBe(2_500);
+    expect(loadGatewayConfig({ ...base, LIVE_STREAM_LEASE_MS: '60000' }).LIVE_STREAM_LEASE_MS).toBe(60_000);
+    expect(() => loadGatewayConfig({ ...base, LIVE_STREAM_LEASE_MS: '30000' })).toThrow(/LIVE_STREAM_LEASE_MS.*two LIVE_HEARTBEAT_MS/s);
+    expect(() => loadGatewayConfig({ ...base, LIVE_STREAM_LEASE_MS: '0' })).toThrow(/LIVE_STREAM_LEASE_MS/);
+  });
+
   it('takes a comma-separated list of instance URLs per service, and names a bad one', () => {
     const config = loadGatewayConfig({ ...base, CHECKOUT_URL: 'http://127.0.0.1:4001, http://127.0.0.1:4101/,http://127.0.0.1:4001' });
     expect(config.CHECKOUT_URL).toEqual(['http://127.0.0.1:4001', 'http://127.0.0.1:4101']);

@@ -152,10 +152,15 @@ export const gatewayConfigSchema = z.preprocess(withRateLimitDefaults, serviceCo
   SESSION_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   SESSION_CACHE_MAX: positiveInt(10_000),
 
-  /** Live streams (server-sent events): open at once per user, per gateway instance. */
+  /** Live streams (server-sent events) open at once per user: on all gateway instances together with REDIS_URL, else per instance. */
   LIVE_MAX_STREAMS_PER_USER: positiveInt(5),
-  /** A `:` heartbeat this often (ms). */
+  /** A `:` heartbeat this often (ms); each instance renews its streams' leases in Redis as often. */
   LIVE_HEARTBEAT_MS: positiveInt(15_000),
+  /**
+   * How long a stream's slot in Redis outlives the instance that stopped renewing it (ms): a
+   * replica killed without closing its streams frees them after this. Default 2.5 heartbeats; more than two.
+   */
+  LIVE_STREAM_LEASE_MS: optional(z.coerce.number().int().positive()),
   /** A stream that carried no event for this long is closed (ms); the client reconnects with its Last-Event-ID. */
   LIVE_IDLE_TIMEOUT_MS: positiveInt(30 * 60 * 1000),
   /** Bytes a client may leave unread before it is dropped. */
@@ -172,6 +177,10 @@ export const gatewayConfigSchema = z.preprocess(withRateLimitDefaults, serviceCo
     message: 'set ADMIN_EMAIL and ADMIN_PASSWORD together (or neither)',
     path: ['ADMIN_PASSWORD'],
   })
+  .refine((c) => c.LIVE_STREAM_LEASE_MS === undefined || c.LIVE_STREAM_LEASE_MS > 2 * c.LIVE_HEARTBEAT_MS, {
+    message: 'LIVE_STREAM_LEASE_MS must be longer than two LIVE_HEARTBEAT_MS (a missed renewal must not free an open stream)',
+    path: ['LIVE_STREAM_LEASE_MS'],
+  })
   .refine((c) => c.NODE_ENV !== 'production' || c.GATEWAY_REPLICAS === 1 || Boolean(c.REDIS_URL), {
     message: 'set REDIS_URL in production when GATEWAY_REPLICAS is above 1 (rate limits would be per replica)',
     path: ['REDIS_URL'],
@@ -179,7 +188,8 @@ export const gatewayConfigSchema = z.preprocess(withRateLimitDefaults, serviceCo
   // the launcher's and .env.example's administrator password is public: never in production
   .superRefine((config, ctx) => {
     if (config.ADMIN_PASSWORD) refusePublicDefaultsInProduction({ ADMIN_PASSWORD: DEV_ADMIN_PASSWORD })(config, ctx);
-  }, ALWAYS));
+  }, ALWAYS)
+  .transform((config) => ({ ...config, LIVE_STREAM_LEASE_MS: config.LIVE_STREAM_LEASE_MS ?? Math.round(2.5 * config.LIVE_HEARTBEAT_MS) })));
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

@@ -56,13 +56,14 @@ export interface Shopper {
   addressId: string;
 }
 
-/** A customer signed up through the gateway, with one address. */
-export async function newShopper(e2e: E2eStack, label: string): Promise<Shopper> {
+/** A customer signed up through the gateway, with one address (and the login, to sign in again). */
+export async function newShopper(e2e: E2eStack, label: string): Promise<Shopper & { email: string; password: string }> {
   const client = e2e.client();
-  const signUp = await client.post<{ user: { id: string } }>(`${API}/auth/sign-up`, newCustomer(label));
+  const customer = newCustomer(label);
+  const signUp = await client.post<{ user: { id: string } }>(`${API}/auth/sign-up`, customer);
   if (signUp.status !== 201) throw new Error(`sign-up: ${show(signUp)}`);
   const addressId = await addAddress(asSession(client), addressBody('Home') as Parameters<typeof addAddress>[1]);
-  return { client, userId: signUp.body.user.id, addressId };
+  return { client, userId: signUp.body.user.id, addressId, email: customer.email, password: customer.password };
 }
 
 export interface PlacedOrder {

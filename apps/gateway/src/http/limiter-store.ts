@@ -6,8 +6,9 @@ import type { GatewayConfig } from '../config';
 export type LimitDecision = { ok: true } | { ok: false; retryAfterS: number };
 
 /**
- * Where the gateway's rate limits keep their counts: memory per instance, or Redis shared by all
- * instances when REDIS_URL is set (with memory as insurance while Redis is unreachable).
+ * Where the gateway's limits keep their counts (rate limits, open live streams): memory per
+ * instance, or Redis shared by all instances when REDIS_URL is set (with memory as insurance while
+ * Redis is unreachable).
  */
 export class LimiterStore {
   private constructor(
@@ -19,8 +20,13 @@ export class LimiterStore {
     const prefix = `pasar:${config.NATS_NAMESPACE || 'default'}`;
     if (!config.REDIS_URL) return new LimiterStore(null, prefix);
     const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-    redis.on('error', (err: unknown) => log.warn({ err: String(err) }, 'redis (rate limits) error'));
+    redis.on('error', (err: unknown) => log.warn({ err: String(err) }, 'redis (limits) error'));
     return new LimiterStore(redis, prefix);
+  }
+
+  /** The Redis connection and the key prefix of this namespace, when the counts are shared (REDIS_URL). */
+  get shared(): { redis: Redis; prefix: string } | undefined {
+    return this.redis ? { redis: this.redis, prefix: this.prefix } : undefined;
   }
 
   /** A budget of `points` per key within `durationS` seconds. */

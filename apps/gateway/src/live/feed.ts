@@ -94,6 +94,8 @@ export class LiveFeed {
         }
       } finally {
         messages.stop();
+        // stopped, an ordered consumer stays on the server for its 5-minute inactive threshold
+        await consumer.delete().catch((err: unknown) => this.log.warn({ err, stream }, 'live feed: a replay consumer was not deleted; the server drops it when inactive'));
       }
     }
   }

@@ -63,7 +63,7 @@ export async function openLiveStream(
   res: ServerResponse,
 ): Promise<Refused | undefined> {
   const { userId } = caller.identity;
-  const slot = deps.registry.reserve(userId);
+  const slot = await deps.registry.reserve(userId);
   if (!slot) return refused(429, 'too_many_streams', 'this account has as many live streams open as it may; close one first', request.requestId);
   let handedOver = false;
   const pending: FeedMessage[] = [];
@@ -92,8 +92,14 @@ export async function openLiveStream(
       deps.log.debug({ reason, target: target.kind, userId }, 'live stream closed');
     });
     stream.open();
+    if (stream.closed) return undefined; // the client left while the state was read
     deps.log.info({ target: target.kind, userId, resume: plan.kind === 'replay' ? 'replay' : plan.reason }, 'live stream opened');
 
+    // catching up (the replay, then what was heard meanwhile) sends CHECKOUT's messages before
+    // VENDOR's: a final order status met there ends the stream once both are caught up, or the
+    // shipment events that led to it would be cut off
+    let catchingUp = true;
+    let finalMet = false;
     let adoptions: Promise<void> = Promise.resolve();
     const take = (message: FeedMessage) => {
       if (stream.closed || message.seq <= stream.position[message.stream]) return;
@@ -108,7 +114,9 @@ export async function openLiveStream(
     const send = (message: FeedMessage) => {
       const position: Position = { ...stream.position, [message.stream]: message.seq };
       stream.send(FEED_EVENTS[message.type].sse, publicDataOf(message), position);
-      if (subject.finished({ type: message.type, data: message.data })) stream.end({ reason: 'final_status' });
+      if (!subject.finished({ type: message.type, data: message.data })) return;
+      if (catchingUp) finalMet = true;
+      else stream.end({ reason: 'final_status' });
     };
     const adoptThenSend = async (message: FeedMessage) => {
       const orderId = message.data.orderId as string;
@@ -126,11 +134,13 @@ export async function openLiveStream(
     deliver = take;
     for (const message of pending.sort((a, b) => FEED_STREAMS.indexOf(a.stream) - FEED_STREAMS.indexOf(b.stream) || a.seq - b.seq)) take(message);
     pending.length = 0;
+    catchingUp = false;
+    if (finalMet) stream.end({ reason: 'final_status' });
     return undefined;
   } finally {
     if (!handedOver) {
       unlisten();
-      deps.registry.release(userId, slot);
+      deps.registry.release(slot);
     }
   }
 }

@@ -2,8 +2,10 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { waitFor } from '@pasar/testkit';
-import { LiveStream, LiveStreamRegistry, type CloseReason, type LiveStreamLimits } from './streams';
+import { silentLog, uniqueNamespace, waitFor } from '@pasar/testkit';
+import { LimiterStore } from '../http/limiter-store';
+import { StreamSlots } from './stream-slots';
+import { LiveStream, LiveStreamRegistry, type CloseReason, type LiveStreamLimits, type StreamSlot } from './streams';
 
 const OWNER = { userId: 'u1', tokenHash: 't1' };
 
@@ -110,6 +112,24 @@ describe('LiveStream', () => {
     await waitFor(() => client.closed(), 10_000);
   });
 
+  it('closes at once when the client left before the stream opened (a slow snapshot)', async () => {
+    const reasons: CloseReason[] = [];
+    const server = createServer((_req, res) => {
+      res.on('close', () => {
+        const stream = new LiveStream(res, { heartbeatMs: 60_000, idleMs: 60_000, maxBufferBytes: 1 << 20 }, OWNER, { CHECKOUT: 0, VENDOR: 0 });
+        stream.onClose((reason) => reasons.push(reason));
+        stream.open();
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = rawClient((server.address() as AddressInfo).port, true);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    client.socket.destroy();
+    await waitFor(() => reasons.length > 0, 10_000);
+    expect(reasons).toEqual(['client_gone']);
+  });
+
   it('notices a client that went away', async () => {
     const { harness, client } = await start({ heartbeatMs: 60_000, idleMs: 60_000, maxBufferBytes: 1 << 20 }, true);
     client.socket.destroy();
@@ -118,22 +138,25 @@ describe('LiveStream', () => {
 });
 
 describe('LiveStreamRegistry', () => {
-  it('gives a user at most its limit of slots, and one back when released', () => {
-    const registry = new LiveStreamRegistry(2);
-    const a = registry.reserve('u1');
-    const b = registry.reserve('u1');
+  const store = LimiterStore.create({ REDIS_URL: undefined, NATS_NAMESPACE: uniqueNamespace('reg') }, silentLog);
+  const registryOf = (maxPerUser: number) => new LiveStreamRegistry(new StreamSlots({ maxPerUser, leaseMs: 60_000, store, log: silentLog }));
+
+  it('gives a user at most its limit of slots, and one back when released', async () => {
+    const registry = registryOf(2);
+    const a = await registry.reserve('u1');
+    const b = await registry.reserve('u1');
     expect(a && b).toBeTruthy();
-    expect(registry.reserve('u1')).toBeUndefined();
-    expect(registry.reserve('u2')).toBeDefined();
-    registry.release('u1', a as symbol);
-    expect(registry.reserve('u1')).toBeDefined();
+    expect(await registry.reserve('u1')).toBeUndefined();
+    expect(await registry.reserve('u2')).toBeDefined();
+    registry.release(a as StreamSlot);
+    expect(await registry.reserve('u1')).toBeDefined();
   });
 
   it('closes the streams of a revoked session or user, and frees their slots', async () => {
     const limits = { heartbeatMs: 60_000, idleMs: 60_000, maxBufferBytes: 1 << 20 };
-    const registry = new LiveStreamRegistry(1);
+    const registry = registryOf(1);
     const { stream, harness } = await start(limits, true);
-    const slot = registry.reserve(OWNER.userId) as symbol;
+    const slot = (await registry.reserve(OWNER.userId)) as StreamSlot;
     registry.attach(slot, stream);
     expect(registry.size).toBe(1);
     registry.revoke({ tokenHashes: ['another'] });
@@ -142,6 +165,6 @@ describe('LiveStreamRegistry', () => {
     expect(stream.closed).toBe(true);
     expect(harness.reasons).toEqual(['signed_out']);
     expect(registry.size).toBe(0);
-    expect(registry.reserve(OWNER.userId)).toBeDefined();
+    expect(await registry.reserve(OWNER.userId)).toBeDefined();
   });
 });

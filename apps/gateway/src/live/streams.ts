@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { SSE_HEARTBEAT, SSE_PREAMBLE, formatEventId, sseFrame, type Position } from './rules';
+import type { StreamSlots } from './stream-slots';
 
 export interface LiveStreamLimits {
   /** A `:` comment line this often keeps proxies and clients from calling the stream dead. */
@@ -37,6 +38,8 @@ export class LiveStream {
 
   /** Sends the headers and the retry preamble, and starts the heartbeat and the idle clock. */
   open(): void {
+    // the client left while the stream was being prepared: its 'close' is past, close now
+    if (this.res.destroyed) return this.close('client_gone');
     this.res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -94,45 +97,42 @@ export class LiveStream {
   }
 }
 
+/** One of a user's stream slots, taken before the stream exists. */
+export interface StreamSlot {
+  userId: string;
+  id: string;
+}
+
 /**
- * The open streams of this gateway instance per user: the per-user limit, and closing a user's
- * streams when the session they were opened with is revoked (sign-out, password change).
+ * The open streams of this gateway instance: the per-user limit (counted by `slots`, across
+ * instances when they share Redis), and closing a user's streams when the session they were
+ * opened with is revoked (sign-out, password change).
  */
 export class LiveStreamRegistry {
-  private readonly byUser = new Map<string, Set<LiveStream | symbol>>();
   private readonly all = new Set<LiveStream>();
 
-  constructor(private readonly maxPerUser: number) {}
+  constructor(private readonly slots: StreamSlots) {}
 
   /**
    * Takes one of the user's slots before the stream exists (the snapshot is awaited after), or
-   * answers false when all are taken. Release it with `release`, or hand it to `attach`.
+   * answers undefined when all are taken. Release it with `release`, or hand it to `attach`.
    */
-  reserve(userId: string): symbol | undefined {
-    const set = this.byUser.get(userId) ?? new Set();
-    if (set.size >= this.maxPerUser) return undefined;
-    const slot = Symbol(userId);
-    set.add(slot);
-    this.byUser.set(userId, set);
-    return slot;
+  async reserve(userId: string): Promise<StreamSlot | undefined> {
+    const id = await this.slots.acquire(userId);
+    return id === undefined ? undefined : { userId, id };
   }
 
-  release(userId: string, slot: symbol | LiveStream): void {
-    const set = this.byUser.get(userId);
-    set?.delete(slot);
-    if (set?.size === 0) this.byUser.delete(userId);
-    if (slot instanceof LiveStream) this.all.delete(slot);
+  release(slot: StreamSlot): void {
+    this.slots.release(slot.userId, slot.id);
   }
 
-  /** The reserved slot becomes the open stream (released again when it closes). */
-  attach(slot: symbol, stream: LiveStream): void {
-    const { userId } = stream.owner;
-    const set = this.byUser.get(userId) ?? new Set();
-    set.delete(slot);
-    set.add(stream);
-    this.byUser.set(userId, set);
+  /** The reserved slot becomes the open stream's (released when it closes). */
+  attach(slot: StreamSlot, stream: LiveStream): void {
     this.all.add(stream);
-    stream.onClose(() => this.release(userId, stream));
+    stream.onClose(() => {
+      this.all.delete(stream);
+      this.release(slot);
+    });
   }
 
   /** Closes the streams opened with these sessions, or all of a user's. */
