@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { startStack, type ServiceName } from '@pasar/stack';
 import { startSmtpCatcher, uniqueNamespace } from '@pasar/testkit';
 import { SCENARIOS } from './scenarios';
-import { cpuBetween, readStack, rssOf } from './processes';
+import { cpuOverTheRun, readStack, rssOf } from './processes';
 import { mergeResults, type BenchResults } from './results';
 import { renderTable, round } from './stats';
 import type { BenchSettings, TableRow } from './types';
@@ -120,10 +120,19 @@ async function main(): Promise<void> {
   const rows: TableRow[] = [];
   let afterLoad = idle;
   const results: Record<string, Record<string, unknown>> = {};
+  // the scenarios this run did not measure keep their last figures (results.ts)
+  const file = join(__dirname, '..', 'results.json');
+  const previous: unknown = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+  const figuresOf = (name: string) => {
+    const thisRun = results[name];
+    if (thisRun) return { figures: thisRun, measuredAt: String(thisRun.measuredAt), thisRun: true };
+    const last = (previous as BenchResults | undefined)?.scenarios?.[name];
+    return last ? { figures: last, measuredAt: String(last.measuredAt), thisRun: false } : undefined;
+  };
   try {
     for (const scenario of scenarios) {
       log(`${scenario.name}: ${scenario.title}`);
-      const result = await scenario.run({ stack, settings, log: (line) => log(`  ${scenario.name}: ${line}`) });
+      const result = await scenario.run({ stack, settings, figuresOf, log: (line) => log(`  ${scenario.name}: ${line}`) });
       rows.push(...result.rows);
       const stamp = { measuredAt: new Date().toISOString(), loadAverage: loadavg().map((n) => round(n, 2)) };
       results[scenario.name] = { title: scenario.title, ...stamp, ...result.data };
@@ -141,14 +150,17 @@ async function main(): Promise<void> {
   const processes = {
     rssMiBIdle: rssOf(idle),
     rssMiBAfterLoad: rssOf(afterLoad),
-    cpuMsOverTheRun: cpuBetween(idle, afterLoad).byService,
+    cpuMsOverTheRun: cpuOverTheRun(idle, afterLoad),
   };
   rows.push(
-    ...Object.keys(processes.rssMiBIdle).map((name) => ({
-      scenario: 'processes',
-      case: name,
-      values: { 'RSS idle MiB': processes.rssMiBIdle[name] ?? 'n/a', 'RSS after MiB': processes.rssMiBAfterLoad[name] ?? 'n/a', 'cpu s': round(processes.cpuMsOverTheRun[name] / 1000, 1) },
-    })),
+    ...Object.keys(processes.rssMiBIdle).map((name) => {
+      const cpuMs = processes.cpuMsOverTheRun[name];
+      return {
+        scenario: 'processes',
+        case: name,
+        values: { 'RSS idle MiB': processes.rssMiBIdle[name] ?? 'n/a', 'RSS after MiB': processes.rssMiBAfterLoad[name] ?? 'n/a', 'cpu s': cpuMs === null ? 'restarted' : round(cpuMs / 1000, 1) },
+      };
+    }),
   );
 
   const cpuList = cpus();
@@ -165,9 +177,6 @@ async function main(): Promise<void> {
     scenarios: results,
     processes,
   };
-  // the scenarios this run did not measure keep their last figures (results.ts)
-  const file = join(__dirname, '..', 'results.json');
-  const previous: unknown = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
   writeFileSync(file, `${JSON.stringify(mergeResults(previous, output as BenchResults), null, 2)}\n`);
   console.log(`\n${renderTable(rows)}\n`);
   log(`written ${file}`);
