@@ -19,7 +19,7 @@ import { serveIdentityRpc } from './identity-rpc/responders';
 import { LiveFeed } from './live/feed';
 import type { LiveDeps } from './live/live';
 import { livePathOf } from './live/rules';
-import { liveRoutes } from './live/routes';
+import { rawLiveStreams } from './live/routes';
 import { LiveStreamRegistry } from './live/streams';
 import { routeGate } from './proxy/gate';
 import { createUpstreamProxy } from './proxy/proxy';
@@ -136,22 +136,25 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       log.info({ email: config.ADMIN_EMAIL, result }, 'administrator seeded');
     },
     http: (ctx) => ({
-      // proxied requests skip express (same headers, gate and answers); express serves the rest
-      rawRequests: rawProxyPath({
-        compiled: routes,
-        limited: abuseLimitTable(config),
-        servedHere: (path) => livePathOf(path) !== undefined,
-        corsOrigins: config.CORS_ORIGINS,
-        session: depsOf(ctx),
-        proxy,
-        log,
-      }),
+      // live streams and proxied requests skip express (same headers, gate and answers); express serves the rest
+      rawRequests: (kit) => {
+        const live = rawLiveStreams({ live: liveOf(ctx), session: depsOf(ctx), corsOrigins: config.CORS_ORIGINS })(kit);
+        const proxied = rawProxyPath({
+          compiled: routes,
+          limited: abuseLimitTable(config),
+          servedHere: (path) => livePathOf(path) !== undefined,
+          corsOrigins: config.CORS_ORIGINS,
+          session: depsOf(ctx),
+          proxy,
+          log,
+        })(kit);
+        return (req, res) => live(req, res) || proxied(req, res);
+      },
       trustProxy: config.TRUST_PROXY,
       appMiddleware: [securityHeaders(), corsFor(config.CORS_ORIGINS), docsShortcut(), consoleStatic(config.CONSOLE_DIR)],
       authenticate: authenticateSession(depsOf(ctx)),
       beforeBody: (router) => {
         router.use(abuseLimits(config, limitCounts, log));
-        router.use(liveRoutes(liveOf(ctx)));
         router.use(routeGate(routes));
         router.use(proxy.middleware);
       },
