@@ -7,6 +7,7 @@ import { parseBenchArgs } from './main';
 import { TICKS_PER_SECOND, readInfrastructure, readProcess, statFigures } from './processes';
 import { latencySummary } from './scenarios/checkout-submit';
 import { spansIn } from './otlp-sink';
+import { submitWithStreams } from './scenarios/live-streams';
 import { tracingCost } from './scenarios/tracing';
 
 describe('the bench figures', () => {
@@ -107,3 +108,18 @@ describe('the tracing scenario', () => {
   });
 });
 
+describe('the live-streams scenario', () => {
+  test('the submit figures with streams open against the mean of before and after, as cost ratios, with the 10 % target', () => {
+    const before = { ordersPerSecond: 1000, p50Ms: 40, p99Ms: 100, cpuMsPerOrder: 1 };
+    const after = { ordersPerSecond: 900, p50Ms: 50, p99Ms: 120, cpuMsPerOrder: 1.2 };
+    // means: 950/s, 45 ms, 110 ms, 1.1 ms
+    expect(submitWithStreams(before, { ordersPerSecond: 900, p50Ms: 45, p99Ms: 121, cpuMsPerOrder: 1.21 }, after)).toEqual({
+      costRatios: { ordersPerSecond: 1.0556, p50Ms: 1, p99Ms: 1.1, cpuMsPerOrder: 1.1 },
+      withinTarget: true,
+    });
+    // better with streams open is within too; one figure past 10 % is not
+    expect(submitWithStreams(before, { ordersPerSecond: 1200, p50Ms: 30, p99Ms: 90, cpuMsPerOrder: 0.9 }, after).withinTarget).toBe(true);
+    expect(submitWithStreams(before, { ordersPerSecond: 950, p50Ms: 45, p99Ms: 110, cpuMsPerOrder: 1.22 }, after)).toMatchObject({ costRatios: { cpuMsPerOrder: 1.1091 }, withinTarget: false });
+    expect(submitWithStreams(before, { ordersPerSecond: 860, p50Ms: 45, p99Ms: 110, cpuMsPerOrder: 1.1 }, after).withinTarget).toBe(false);
+  });
+});

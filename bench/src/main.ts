@@ -88,7 +88,8 @@ async function main(): Promise<void> {
         ...(env[service] ?? {}),
         BENCH_CPU_PROF_DIR: join(resolve(profileDir), service),
         ...(process.env.BENCH_CPU_PROF_WINDOW ? { BENCH_CPU_PROF_WINDOW: process.env.BENCH_CPU_PROF_WINDOW } : {}),
-        NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile-preload.cjs')}`,
+        // after a scenario's own preloads (the gateway's memory probe)
+        NODE_OPTIONS: [env[service]?.NODE_OPTIONS, `--require ${join(__dirname, 'cpu-profile-preload.cjs')}`].filter(Boolean).join(' '),
       };
     }
   }
