@@ -24,7 +24,8 @@ const PAIRS = 3;
 /** Issue 26's targets: CPU per order with tracing off at most 2 % above today's, on at 10 % sampling at most 10 % above off. */
 export const TRACING_TARGETS = { offOverToday: 1.02, onOverOff: 1.1 } as const;
 /** The head sampling of the "on" rounds: the gateway samples 10 % of the traces it starts, the services follow their parent. */
-const SAMPLER = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } as const;
+const SAMPLE_RATIO = 0.1;
+const SAMPLER = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: String(SAMPLE_RATIO) } as const;
 /** What turns tracing on (service-kit's isTracingConfigured) or could change how it runs: the "off" rounds have none of them. */
 const TRACING_VARIABLES = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_SDK_DISABLED'] as const;
 
@@ -127,6 +128,13 @@ export const tracing: Scenario = {
   async run({ stack, settings, log, figuresOf }: BenchContext): Promise<ScenarioResult> {
     const sink = await startOtlpSink();
     const restore = Object.fromEntries(TRACING_VARIABLES.map((name) => [name, process.env[name]]));
+    // the services as they ran before (the bench's own environment decides); the last "on" processes flush their spans as they stop
+    let restored = false;
+    const restoreServices = async () => {
+      if (restored) return;
+      restored = true;
+      await restartServices(stack, restore);
+    };
     try {
       const store = await benchStore(stack, 'tracing', [{ name: 'Traced Kopi', basePrice: '10.00', stock: 1_000_000 }]);
       const [hot] = store.productIds;
@@ -134,6 +142,8 @@ export const tracing: Scenario = {
       const buyers = await signUpBuyers(stack, 'tracing', settings.connections);
       await firstOrder(buyers[0], store, hot);
       let placed = 1;
+      /** Orders placed while tracing was on (warm-ups too): the traces the sink's spans belong to. */
+      let placedTraced = 0;
       const rounds: (TracingRound & { figures: ReturnType<typeof roundFigures>; spans: number })[] = [];
       for (let i = 0; i < PAIRS * 2; i += 1) {
         const mode: TracingMode = i % 2 === 0 ? 'off' : 'on';
@@ -142,7 +152,8 @@ export const tracing: Scenario = {
         const client = new LeanClient(stack.gatewayUrl);
         const roundBuyers: Buyer[] = buyers.map((buyer) => ({ ...buyer, client }));
         try {
-          placed += tally((await timedRound(roundBuyers, store, () => hot, WARM_UP_S)).answers).created;
+          const warmedUp = tally((await timedRound(roundBuyers, store, () => hot, WARM_UP_S)).answers).created;
+          placed += warmedUp;
           await everyShipment(stack, store.storeId, placed);
           await analyzeStack(stack);
 
@@ -160,6 +171,7 @@ export const tracing: Scenario = {
           if (mode === 'on' && spans === 0) throw new Error(`round ${i + 1}: tracing was on but the sink received no span`);
           if (mode === 'off' && spans !== 0) throw new Error(`round ${i + 1}: tracing was off but the sink received ${spans} spans`);
           rounds.push({ tracing: mode, created: figures.created, cpuMs: figures.cpuMs, figures, spans });
+          if (mode === 'on') placedTraced += warmedUp + figures.created;
           log(
             `round ${i + 1} tracing ${mode}: ${figures.ordersPerSecond} orders/s, p99 ${figures.p99Ms} ms, cpu ms/order ${figures.cpuMsPerOrder} (${perOrderByService(figures)}), ${spans} spans received`,
           );
@@ -170,12 +182,13 @@ export const tracing: Scenario = {
 
       const today = todayOf(figuresOf);
       const cost = tracingCost(rounds, today?.cpuMsPerOrder);
-      const spansPerSampledOrder = (() => {
-        const on = rounds.filter((r) => r.tracing === 'on');
-        return round(on.reduce((sum, r) => sum + r.spans, 0) / (0.1 * on.reduce((sum, r) => sum + r.created, 0)), 1);
-      })();
+      await restoreServices();
+      const spansReceived = sink.spans();
+      /** Spans per order of the 10 % traced: every span the "on" processes sent (flushed as they stopped) over a tenth of their orders. */
+      const spansPerTracedOrder = round(spansReceived / (SAMPLE_RATIO * placedTraced), 1);
       log(
         `CPU ms/order off ${cost.off.cpuMsPerOrder}, on ${cost.on.cpuMsPerOrder}: on/off ${cost.onOverOff} (pairs ${cost.pairRatios.join(', ')}; target <= ${TRACING_TARGETS.onOverOff}); ` +
+          `${spansReceived} spans, ${spansPerTracedOrder} per traced order; ` +
           (today ? `off/today ${cost.offOverToday} (today ${today.cpuMsPerOrder}, ${today.thisRun ? 'this run' : `measured ${today.measuredAt}`}; target <= ${TRACING_TARGETS.offOverToday})` : 'no checkout-submit figure to compare with'),
       );
       const scenario = 'tracing';
@@ -195,14 +208,14 @@ export const tracing: Scenario = {
           rounds: rounds.map((r) => ({ tracing: r.tracing, spansReceived: r.spans, ...r.figures })),
           ...cost,
           today: today ?? null,
-          spansPerSampledOrder,
+          spansReceived,
+          spansPerTracedOrder,
           sinkRequests: sink.requests(),
           targets: TRACING_TARGETS,
         },
       };
     } finally {
-      // the services as they ran before (the bench's own environment decides)
-      await restartServices(stack, restore).catch((err: unknown) => log(`restarting the services as before failed: ${String(err)}`));
+      await restoreServices().catch((err: unknown) => log(`restarting the services as before failed: ${String(err)}`));
       await sink.close();
     }
   },
