@@ -27,6 +27,7 @@ if (socket && isMainThread) {
     res.end(JSON.stringify({ rssKiB, heapUsedKiB: kib(memory.heapUsed), heapTotalKiB: kib(memory.heapTotal), externalKiB: kib(memory.external) }));
   });
   server.listen(socket);
-  // the probe never keeps the service alive
+  // the probe never keeps the service alive, and its socket file goes with the process
   server.unref();
+  process.once('exit', () => rmSync(socket, { force: true }));
 }
