@@ -1,9 +1,14 @@
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { DEFAULT_TEST_DATABASE_URL } from '@pasar/db';
 import { waitFor } from '@pasar/testkit';
 import { Client } from 'pg';
 import { parseBenchArgs } from './main';
 import { TICKS_PER_SECOND, readInfrastructure, readProcess, statFigures } from './processes';
 import { latencySummary } from './scenarios/checkout-submit';
+import { spansIn } from './otlp-sink';
+import { submitWithStreams } from './scenarios/live-streams';
+import { tracingCost } from './scenarios/tracing';
 
 describe('the bench figures', () => {
   test('latencySummary over more samples than the call stack holds: percentiles, max and mean', () => {
@@ -53,5 +58,68 @@ describe('npm run bench: its options', () => {
     expect(() => parseBenchArgs(['--duration'], {})).toThrow('--duration needs a value');
     expect(() => parseBenchArgs(['--connections', '0'], {})).toThrow('connections must be a positive number');
     expect(() => parseBenchArgs([], { BENCH_SAMPLES: 'many' })).toThrow('samples must be a positive number');
+  });
+});
+
+describe('the tracing scenario', () => {
+  test("the sink counts the spans of an SDK export, in either encoding, over resources' scopes", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    for (const [scope, count] of [['http', 3], ['pg', 2]] as const) {
+      for (let i = 0; i < count; i += 1) provider.getTracer(scope).startSpan(`${scope} ${i}`).end();
+    }
+    await provider.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    expect(spans).toHaveLength(5);
+    const protobuf = ProtobufTraceSerializer.serializeRequest(spans);
+    if (!protobuf) throw new Error('the protobuf serializer gave nothing');
+    expect(spansIn(protobuf, 'application/x-protobuf')).toBe(5);
+    expect(spansIn(JsonTraceSerializer.serializeRequest(spans) as Uint8Array, 'application/json')).toBe(5);
+    expect(spansIn(ProtobufTraceSerializer.serializeRequest([]) ?? new Uint8Array(), 'application/x-protobuf')).toBe(0);
+    await provider.shutdown();
+  });
+
+  test('CPU per order of each side pooled over its rounds, against the other side and today, with the targets', () => {
+    const rounds = [
+      { tracing: 'off' as const, created: 1000, cpuMs: 1000 },
+      { tracing: 'on' as const, created: 1000, cpuMs: 1150 },
+      { tracing: 'off' as const, created: 3000, cpuMs: 3300 },
+      { tracing: 'on' as const, created: 1000, cpuMs: 1150 },
+    ];
+    // off: 4300 ms / 4000 orders = 1.075; on: 2300 / 2000 = 1.15
+    expect(tracingCost(rounds, 1.05)).toEqual({
+      off: { rounds: 2, orders: 4000, cpuMs: 4300, cpuMsPerOrder: 1.075 },
+      on: { rounds: 2, orders: 2000, cpuMs: 2300, cpuMsPerOrder: 1.15 },
+      onOverOff: 1.0698,
+      pairRatios: [1.15, 1.0455],
+      offOverToday: 1.0238,
+      onOverToday: 1.0952,
+      meetsTargets: { off: false, on: true },
+    });
+    // within both targets; without today's figure there is nothing to hold "off" to
+    expect(tracingCost(rounds, 1.06).meetsTargets).toEqual({ off: true, on: true });
+    expect(tracingCost(rounds)).toMatchObject({ offOverToday: null, onOverToday: null, meetsTargets: { off: null, on: true } });
+    expect(tracingCost([...rounds, { tracing: 'on', created: 1000, cpuMs: 2000 }]).meetsTargets.on).toBe(false);
+  });
+
+  test('a side without orders is an error, not a ratio', () => {
+    expect(() => tracingCost([{ tracing: 'off', created: 10, cpuMs: 10 }])).toThrow('no order in a round with tracing on');
+    expect(() => tracingCost([{ tracing: 'off', created: 0, cpuMs: 10 }, { tracing: 'on', created: 10, cpuMs: 10 }])).toThrow('no order in a round with tracing off');
+  });
+});
+
+describe('the live-streams scenario', () => {
+  test('the submit figures with streams open against the mean of before and after, as cost ratios, with the 10 % target', () => {
+    const before = { ordersPerSecond: 1000, p50Ms: 40, p99Ms: 100, cpuMsPerOrder: 1 };
+    const after = { ordersPerSecond: 900, p50Ms: 50, p99Ms: 120, cpuMsPerOrder: 1.2 };
+    // means: 950/s, 45 ms, 110 ms, 1.1 ms
+    expect(submitWithStreams(before, { ordersPerSecond: 900, p50Ms: 45, p99Ms: 121, cpuMsPerOrder: 1.21 }, after)).toEqual({
+      costRatios: { ordersPerSecond: 1.0556, p50Ms: 1, p99Ms: 1.1, cpuMsPerOrder: 1.1 },
+      withinTarget: true,
+    });
+    // better with streams open is within too; one figure past 10 % is not
+    expect(submitWithStreams(before, { ordersPerSecond: 1200, p50Ms: 30, p99Ms: 90, cpuMsPerOrder: 0.9 }, after).withinTarget).toBe(true);
+    expect(submitWithStreams(before, { ordersPerSecond: 950, p50Ms: 45, p99Ms: 110, cpuMsPerOrder: 1.22 }, after)).toMatchObject({ costRatios: { cpuMsPerOrder: 1.1091 }, withinTarget: false });
+    expect(submitWithStreams(before, { ordersPerSecond: 860, p50Ms: 45, p99Ms: 110, cpuMsPerOrder: 1.1 }, after).withinTarget).toBe(false);
   });
 });

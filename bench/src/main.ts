@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { startStack, type ServiceName } from '@pasar/stack';
 import { startSmtpCatcher, uniqueNamespace } from '@pasar/testkit';
 import { SCENARIOS } from './scenarios';
-import { cpuBetween, readStack, rssOf } from './processes';
+import { cpuOverTheRun, readStack, rssOf } from './processes';
 import { mergeResults, type BenchResults } from './results';
 import { renderTable, round } from './stats';
 import type { BenchSettings, TableRow } from './types';
@@ -88,7 +88,8 @@ async function main(): Promise<void> {
         ...(env[service] ?? {}),
         BENCH_CPU_PROF_DIR: join(resolve(profileDir), service),
         ...(process.env.BENCH_CPU_PROF_WINDOW ? { BENCH_CPU_PROF_WINDOW: process.env.BENCH_CPU_PROF_WINDOW } : {}),
-        NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile-preload.cjs')}`,
+        // after a scenario's own preloads (the gateway's memory probe)
+        NODE_OPTIONS: [env[service]?.NODE_OPTIONS, `--require ${join(__dirname, 'cpu-profile-preload.cjs')}`].filter(Boolean).join(' '),
       };
     }
   }
@@ -120,10 +121,19 @@ async function main(): Promise<void> {
   const rows: TableRow[] = [];
   let afterLoad = idle;
   const results: Record<string, Record<string, unknown>> = {};
+  // the scenarios this run did not measure keep their last figures (results.ts)
+  const file = join(__dirname, '..', 'results.json');
+  const previous: unknown = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+  const figuresOf = (name: string) => {
+    const thisRun = results[name];
+    if (thisRun) return { figures: thisRun, measuredAt: String(thisRun.measuredAt), thisRun: true };
+    const last = (previous as BenchResults | undefined)?.scenarios?.[name];
+    return last ? { figures: last, measuredAt: String(last.measuredAt), thisRun: false } : undefined;
+  };
   try {
     for (const scenario of scenarios) {
       log(`${scenario.name}: ${scenario.title}`);
-      const result = await scenario.run({ stack, settings, log: (line) => log(`  ${scenario.name}: ${line}`) });
+      const result = await scenario.run({ stack, settings, figuresOf, log: (line) => log(`  ${scenario.name}: ${line}`) });
       rows.push(...result.rows);
       const stamp = { measuredAt: new Date().toISOString(), loadAverage: loadavg().map((n) => round(n, 2)) };
       results[scenario.name] = { title: scenario.title, ...stamp, ...result.data };
@@ -141,14 +151,17 @@ async function main(): Promise<void> {
   const processes = {
     rssMiBIdle: rssOf(idle),
     rssMiBAfterLoad: rssOf(afterLoad),
-    cpuMsOverTheRun: cpuBetween(idle, afterLoad).byService,
+    cpuMsOverTheRun: cpuOverTheRun(idle, afterLoad),
   };
   rows.push(
-    ...Object.keys(processes.rssMiBIdle).map((name) => ({
-      scenario: 'processes',
-      case: name,
-      values: { 'RSS idle MiB': processes.rssMiBIdle[name] ?? 'n/a', 'RSS after MiB': processes.rssMiBAfterLoad[name] ?? 'n/a', 'cpu s': round(processes.cpuMsOverTheRun[name] / 1000, 1) },
-    })),
+    ...Object.keys(processes.rssMiBIdle).map((name) => {
+      const cpuMs = processes.cpuMsOverTheRun[name];
+      return {
+        scenario: 'processes',
+        case: name,
+        values: { 'RSS idle MiB': processes.rssMiBIdle[name] ?? 'n/a', 'RSS after MiB': processes.rssMiBAfterLoad[name] ?? 'n/a', 'cpu s': cpuMs === null ? 'restarted' : round(cpuMs / 1000, 1) },
+      };
+    }),
   );
 
   const cpuList = cpus();
@@ -165,9 +178,6 @@ async function main(): Promise<void> {
     scenarios: results,
     processes,
   };
-  // the scenarios this run did not measure keep their last figures (results.ts)
-  const file = join(__dirname, '..', 'results.json');
-  const previous: unknown = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
   writeFileSync(file, `${JSON.stringify(mergeResults(previous, output as BenchResults), null, 2)}\n`);
   console.log(`\n${renderTable(rows)}\n`);
   log(`written ${file}`);

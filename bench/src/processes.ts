@@ -67,6 +67,16 @@ export function cpuBetween(before: StackProcesses, after: StackProcesses): { tot
   return { totalMs: round(totalMs, 0), byService };
 }
 
+/** CPU milliseconds of each service between two readings; null for one restarted in between (a scenario that restarts the services). */
+export function cpuOverTheRun(before: StackProcesses, after: StackProcesses): Record<string, number | null> {
+  return Object.fromEntries(
+    Object.entries(after).map(([name, end]) => {
+      const start = before[name];
+      return [name, start && end && start.pid === end.pid ? round(end.cpuMs - start.cpuMs, 0) : null];
+    }),
+  );
+}
+
 /** RSS in MiB by service. */
 export function rssOf(figures: StackProcesses): Record<string, number | null> {
   return Object.fromEntries(Object.entries(figures).map(([name, f]) => [name, f ? f.rssMiB : null]));

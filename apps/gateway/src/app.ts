@@ -19,7 +19,7 @@ import { serveIdentityRpc } from './identity-rpc/responders';
 import { LiveFeed } from './live/feed';
 import type { LiveDeps } from './live/live';
 import { livePathOf } from './live/rules';
-import { liveRoutes } from './live/routes';
+import { rawLiveStreams } from './live/routes';
 import { StreamSlots } from './live/stream-slots';
 import { LiveStreamRegistry } from './live/streams';
 import { routeGate } from './proxy/gate';
@@ -145,19 +145,22 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       log.info({ email: config.ADMIN_EMAIL, result }, 'administrator seeded');
     },
     http: (ctx) => ({
-      // proxied requests skip express (same headers, gate and answers); express serves the rest
-      rawRequests:
-        overrides.rawPath === false
-          ? undefined
-          : rawProxyPath({
-              compiled: routes,
-              limited: abuseLimitTable(config),
-              servedHere: (path) => livePathOf(path) !== undefined,
-              corsOrigins: config.CORS_ORIGINS,
-              session: depsOf(ctx),
-              proxy,
-              log,
-            }),
+      // live streams and proxied requests skip express (same headers, gate and answers); express
+      // serves the rest (and, with overrides.rawPath false, the proxied requests too)
+      rawRequests: (kit) => {
+        const live = rawLiveStreams({ live: liveOf(ctx), session: depsOf(ctx), corsOrigins: config.CORS_ORIGINS })(kit);
+        if (overrides.rawPath === false) return live;
+        const proxied = rawProxyPath({
+          compiled: routes,
+          limited: abuseLimitTable(config),
+          servedHere: (path) => livePathOf(path) !== undefined,
+          corsOrigins: config.CORS_ORIGINS,
+          session: depsOf(ctx),
+          proxy,
+          log,
+        })(kit);
+        return (req, res) => live(req, res) || proxied(req, res);
+      },
       trustProxy: config.TRUST_PROXY,
       appMiddleware: [securityHeaders(), corsFor(config.CORS_ORIGINS), docsShortcut(), consoleStatic(config.CONSOLE_DIR)],
       // the malformed-URL 400 answers before appMiddleware: it gets the same headers from this
@@ -165,7 +168,6 @@ export async function startGateway(config: GatewayConfig, overrides: GatewayOver
       authenticate: authenticateSession(depsOf(ctx)),
       beforeBody: (router) => {
         router.use(abuseLimits(config, limitCounts, log));
-        router.use(liveRoutes(liveOf(ctx)));
         router.use(routeGate(routes));
         router.use(proxy.middleware);
       },

@@ -163,7 +163,7 @@ export async function stockOf(session: Session, productId: string): Promise<numb
 // ---------------------------------------------------------------- checkout submit under contention
 
 /** How the answers of a round split: 201s, refusals by code. */
-function tally(answers: readonly TimedSubmit[]): { created: number; refusals: Record<string, number> } {
+export function tally(answers: readonly TimedSubmit[]): { created: number; refusals: Record<string, number> } {
   const refusals: Record<string, number> = {};
   let created = 0;
   for (const a of answers) {
@@ -178,7 +178,7 @@ function tally(answers: readonly TimedSubmit[]): { created: number; refusals: Re
 }
 
 /** Every buyer submits one unit of its product, back to back, until `seconds` have passed. */
-async function timedRound(
+export async function timedRound(
   buyers: readonly Buyer[],
   store: OpenedStore,
   productFor: (buyerIndex: number) => string,
@@ -265,7 +265,7 @@ const SHIPMENTS_WITHIN_MS = 180_000;
  * 2 s warm-up the measured round still climbed from 454/s to 698/s. A round measures the steady
  * state, as gateway vs direct does after its 5 s.
  */
-const WARM_UP_S = 8;
+export const WARM_UP_S = 8;
 
 /** Counts in the services' own schemas (read-only): what checkout wrote for a store and what vendor made of it. */
 async function countsOf(stack: Stack, storeId: string): Promise<{ subOrders: number; shipments: number }> {
@@ -286,7 +286,7 @@ async function countsOf(stack: Stack, storeId: string): Promise<{ subOrders: num
  * Waits until vendor holds a shipment for every order the bench placed at the store, and checks
  * checkout's sub-orders are exactly those orders: a missing, duplicated or extra order fails the bench.
  */
-async function everyShipment(stack: Stack, storeId: string, placed: number): Promise<void> {
+export async function everyShipment(stack: Stack, storeId: string, placed: number): Promise<void> {
   const deadline = Date.now() + SHIPMENTS_WITHIN_MS;
   for (;;) {
     const counts = await countsOf(stack, storeId);
@@ -299,7 +299,7 @@ async function everyShipment(stack: Stack, storeId: string, placed: number): Pro
 }
 
 /** A round's figures; throws when an order did not take exactly its unit (a fast wrong answer fails the bench). */
-function roundFigures(
+export function roundFigures(
   answers: readonly TimedSubmit[],
   elapsedS: number,
   decrement: number,
@@ -327,7 +327,7 @@ function roundFigures(
 }
 
 /** `gateway 0.31, checkout 0.92, ...`: a round's CPU per order by service. */
-function perOrderByService(f: { created: number; cpuMsByService: Record<string, number>; infrastructureCpuMsPerOrder: Record<string, number> }): string {
+export function perOrderByService(f: { created: number; cpuMsByService: Record<string, number>; infrastructureCpuMsPerOrder: Record<string, number> }): string {
   return [...Object.entries(f.cpuMsByService).map(([service, ms]) => `${service} ${round(ms / f.created, 2)}`), ...Object.entries(f.infrastructureCpuMsPerOrder).map(([name, ms]) => `(${name} ${round(ms, 2)})`)].join(', ');
 }
 

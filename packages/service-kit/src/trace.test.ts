@@ -1,4 +1,11 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { activeTraceId, activeTraceparent, isTracingConfigured, startTracing, traceLogFields } from './trace';
+
+const run = promisify(execFile);
 
 describe('tracing switch', () => {
   it.each([
@@ -18,4 +25,45 @@ describe('tracing switch', () => {
     expect(activeTraceId()).toBeUndefined();
     expect(traceLogFields()).toEqual({});
   });
+});
+
+describe('tracing on: what goes to the endpoint', () => {
+  /**
+   * A process that starts tracing (as a service's main.ts does) to an OTLP/HTTP receiver of the
+   * test's with `extra` variables, records a span and a counter and stops: the receiver's requests
+   * by path. (In a process of its own: the SDK's exporters load their HTTP code dynamically, which
+   * jest's module sandbox refuses.)
+   */
+  async function exportsWith(extra: Record<string, string>): Promise<Record<string, number>> {
+    const requests: Record<string, number> = {};
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        requests[req.url ?? ''] = (requests[req.url ?? ''] ?? 0) + 1;
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const script = [
+      `const { metrics, trace } = require('@opentelemetry/api');`,
+      `const { startTracing } = require(${JSON.stringify(join(__dirname, 'trace.ts'))});`,
+      `startTracing('test').then(async (tracing) => {`,
+      `  trace.getTracer('test').startSpan('work').end();`,
+      `  metrics.getMeter('test').createCounter('work_done').add(1);`,
+      `  await tracing.shutdown();`, // flushes what is buffered
+      `});`,
+    ].join('\n');
+    try {
+      const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, OTEL_TRACES_SAMPLER: 'always_on', ...extra };
+      await run(process.execPath, ['--import', 'tsx', '-e', script], { env, cwd: __dirname });
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+    return requests;
+  }
+
+  it('sends traces only, unless the metrics exporter is asked for', async () => {
+    expect(await exportsWith({})).toEqual({ '/v1/traces': 1 });
+    expect(await exportsWith({ OTEL_METRICS_EXPORTER: 'otlp' })).toEqual({ '/v1/traces': 1, '/v1/metrics': 1 });
+  }, 60_000);
 });

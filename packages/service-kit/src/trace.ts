@@ -48,6 +48,11 @@ export async function startTracing(service: string, options: TracingOptions = {}
   ]);
   const w3c = new W3CTraceContextPropagator();
   const sdk = new NodeSDK({
+    // traces only: unless OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER ask for them, the SDK would also
+    // record the instrumentations' metrics and post them and a log provider's to the endpoint (the
+    // services' metrics are Prometheus's, /metrics): CPU on every request for nobody
+    ...(env.OTEL_METRICS_EXPORTER?.trim() ? {} : { metricReaders: [] }),
+    ...(env.OTEL_LOGS_EXPORTER?.trim() ? {} : { logRecordProcessors: [] }),
     serviceName: env.OTEL_SERVICE_NAME?.trim() || service,
     textMapPropagator: options.trustInbound === false ? new NotFromHttpRequests(w3c) : w3c,
     instrumentations: [

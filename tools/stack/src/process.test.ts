@@ -35,6 +35,26 @@ describe('ManagedProcess', () => {
     expect(exits).toEqual([true, true]);
   });
 
+  it('starts again with changed variables: set, removed, the others kept, and kept for the next start', async () => {
+    const proc = new ManagedProcess({
+      name: 'demo',
+      command: process.execPath,
+      args: ['-e', "console.log([process.env.GREETING, process.env.FAREWELL ?? '-', process.env.KEPT].join(' '))"],
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH, GREETING: 'hi', FAREWELL: 'bye', KEPT: 'kept' },
+      sink: () => undefined,
+      keepLines: 10,
+    });
+    const lineOfRun = async (envChanges?: Record<string, string | undefined>) => {
+      proc.start(envChanges);
+      await proc.exited();
+      return proc.lines.snapshot().at(-1);
+    };
+    expect(await lineOfRun()).toBe('hi bye kept');
+    expect(await lineOfRun({ GREETING: 'hello', FAREWELL: undefined })).toBe('hello - kept');
+    expect(await lineOfRun()).toBe('hello - kept');
+  });
+
   it('kills with SIGKILL what ignores SIGTERM', async () => {
     const proc = node("process.on('SIGTERM', () => console.log('ignored')); console.log('up'); setInterval(() => {}, 1000)");
     proc.start();

@@ -33,8 +33,12 @@ export class ManagedProcess {
   private readonly exitListeners = new Set<(exit: ProcessExit) => void>();
   private stopRequested = false;
 
+  /** The environment it starts with (start's `envChanges` change it). */
+  private readonly environment: NodeJS.ProcessEnv;
+
   constructor(private readonly options: ManagedProcessOptions) {
     this.lines = new LineBuffer(options.keepLines);
+    this.environment = { ...options.env };
   }
 
   get name(): string {
@@ -55,11 +59,21 @@ export class ManagedProcess {
     return () => this.exitListeners.delete(listener);
   }
 
-  start(): void {
+  /**
+   * Starts the process. `envChanges` change its environment for this start and every later one:
+   * a variable set to a string is set, one set to undefined removed.
+   */
+  start(envChanges?: Record<string, string | undefined>): void {
     if (this.running) throw new Error(`${this.name} is already running`);
+    if (envChanges) {
+      for (const [name, value] of Object.entries(envChanges)) {
+        if (value === undefined) delete this.environment[name];
+        else this.environment[name] = value;
+      }
+    }
     const child = spawn(this.options.command, this.options.args, {
       cwd: this.options.cwd,
-      env: this.options.env,
+      env: this.environment,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

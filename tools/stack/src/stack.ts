@@ -102,8 +102,11 @@ export interface StackService {
   readonly pid: number | undefined;
   /** SIGTERM, wait, SIGKILL. */
   stop(): Promise<void>;
-  /** Starts it again with the same port and env; resolves when /readyz answers 200. */
-  start(): Promise<void>;
+  /**
+   * Starts it again with the same port and env; resolves when /readyz answers 200. `envChanges`
+   * set (a string) or remove (undefined) variables for this start and every later one.
+   */
+  start(envChanges?: Record<string, string | undefined>): Promise<void>;
   /** The last output lines (kept even when the log sink is silent). */
   recentLines(): string[];
 }
@@ -475,9 +478,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (!found) throw new Error(`no process for ${name}`);
       return found;
     };
-    const startOne = async (name: ServiceName, instance: number, port: number) => {
+    const startOne = async (name: ServiceName, instance: number, port: number, envChanges?: Record<string, string | undefined>) => {
       const managed = processOf(instanceName(name, instance));
-      managed.start();
+      managed.start(envChanges);
       await waitUntilReady(managed, serviceUrl(port), Date.now() + readyTimeoutMs);
     };
 
@@ -506,7 +509,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           return managed.pid;
         },
         stop: () => managed.stop(),
-        start: () => startOne(name, instance, port),
+        start: (envChanges) => startOne(name, instance, port, envChanges),
         recentLines: () => managed.lines.snapshot(),
       };
     };

@@ -39,20 +39,22 @@ export class LiveFeed {
     return this.ready;
   }
 
-  /** Listens on `keys`; returns the function that stops listening. */
-  listen(keys: readonly string[], listener: FeedListener): () => void {
+  /** Listens on `keys` (one listener per key however often it is added); `unlisten` stops it. */
+  listen(keys: readonly string[], listener: FeedListener): void {
     for (const key of keys) {
       let set = this.listeners.get(key);
       if (!set) this.listeners.set(key, (set = new Set()));
       set.add(listener);
     }
-    return () => {
-      for (const key of keys) {
-        const set = this.listeners.get(key);
-        set?.delete(listener);
-        if (set?.size === 0) this.listeners.delete(key);
-      }
-    };
+  }
+
+  /** Stops `listener` listening on `keys`. */
+  unlisten(keys: readonly string[], listener: FeedListener): void {
+    for (const key of keys) {
+      const set = this.listeners.get(key);
+      set?.delete(listener);
+      if (set?.size === 0) this.listeners.delete(key);
+    }
   }
 
   /** Each stream's first and last sequence right now. */

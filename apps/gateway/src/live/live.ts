@@ -5,7 +5,7 @@ import { API_PREFIX, EMPTY_BODY_SHA256, signIdentityHeaders, type Identity } fro
 import type { Logger } from 'pino';
 import type { ResolvedSession } from '../auth/session-cache';
 import type { Upstream } from '../proxy/route-table';
-import type { FeedMessage, LiveFeed } from './feed';
+import type { FeedListener, FeedMessage, LiveFeed } from './feed';
 import { FEED_EVENTS, FEED_STREAMS, isFinalOrderStatus, parseEventId, planResume, type Position } from './rules';
 import { LiveStream, type LiveStreamLimits, type LiveStreamRegistry } from './streams';
 
@@ -34,7 +34,7 @@ export interface Refused {
 /** What a stream follows, and how it learns the current state. */
 interface Subject {
   /** The feed keys to listen on before the state is read. */
-  keys: string[];
+  readonly keys: string[];
   /** The current state from the owning service (its refusal passes on); may name more keys to listen on. */
   load(): Promise<{ snapshot: unknown; moreKeys?: string[] } | Refused>;
   follows(message: FeedMessage): boolean;
@@ -65,83 +65,127 @@ export async function openLiveStream(
   const { userId } = caller.identity;
   const slot = await deps.registry.reserve(userId);
   if (!slot) return refused(429, 'too_many_streams', 'this account has as many live streams open as it may; close one first', request.requestId);
+  let following: Following | undefined;
   let handedOver = false;
-  const pending: FeedMessage[] = [];
-  let deliver: ((message: FeedMessage) => void) | undefined;
-  const listening: (() => void)[] = [];
-  const unlisten = () => listening.forEach((stop) => stop());
-  const listener = (message: FeedMessage) => (deliver ? deliver(message) : pending.push(message));
-  const listen = (keys: string[]) => listening.push(deps.feed.listen(keys, listener));
   try {
     const subject = await subjectOf(deps, caller.identity, target, request.requestId);
     if ('status' in subject) return subject;
+    following = new Following(deps.feed, subject);
     // listening first, then the streams' ends, then the state: whatever happens after the ends is heard
-    listen(subject.keys);
+    following.listen(subject.keys);
     const bounds = await deps.feed.bounds();
     const lastEventId = request.headers['last-event-id'];
     const plan = planResume(parseEventId(typeof lastEventId === 'string' ? lastEventId : undefined), bounds, deps.maxReplay);
     const loaded = await subject.load();
     if ('status' in loaded) return loaded;
-    if (loaded.moreKeys?.length) listen(loaded.moreKeys);
+    if (loaded.moreKeys?.length) following.listen(loaded.moreKeys);
 
     const stream = new LiveStream(res, deps.limits, { userId, tokenHash: caller.session.tokenHash }, plan.kind === 'replay' ? plan.from : plan.at);
     deps.registry.attach(slot, stream);
     handedOver = true;
+    const attached = following;
+    attached.attach(stream);
     stream.onClose((reason) => {
-      unlisten();
+      attached.stop();
       deps.log.debug({ reason, target: target.kind, userId }, 'live stream closed');
     });
     stream.open();
     if (stream.closed) return undefined; // the client left while the state was read
     deps.log.info({ target: target.kind, userId, resume: plan.kind === 'replay' ? 'replay' : plan.reason }, 'live stream opened');
 
-    // catching up (the replay, then what was heard meanwhile) sends CHECKOUT's messages before
-    // VENDOR's: a final order status met there ends the stream once both are caught up, or the
-    // shipment events that led to it would be cut off
-    let catchingUp = true;
-    let finalMet = false;
-    let adoptions: Promise<void> = Promise.resolve();
-    const take = (message: FeedMessage) => {
-      if (stream.closed || message.seq <= stream.position[message.stream]) return;
-      if (!subject.follows(message)) {
-        // adoptions one after another, in feed order: a later event's adoption finishing first
-        // would move the stream's position past an earlier one (and drop it)
-        if (subject.adopt && message.data.isB2b === true && typeof message.data.orderId === 'string') adoptions = adoptions.then(() => adoptThenSend(message));
-        return;
-      }
-      send(message);
-    };
-    const send = (message: FeedMessage) => {
-      const position: Position = { ...stream.position, [message.stream]: message.seq };
-      stream.send(FEED_EVENTS[message.type].sse, publicDataOf(message), position);
-      if (!subject.finished({ type: message.type, data: message.data })) return;
-      if (catchingUp) finalMet = true;
-      else stream.end({ reason: 'final_status' });
-    };
-    const adoptThenSend = async (message: FeedMessage) => {
-      const orderId = message.data.orderId as string;
-      if (!(await subject.adopt?.(orderId).catch(() => false))) return;
-      listen([`order:${orderId}`]);
-      take(message);
-    };
-
     if (plan.kind === 'snapshot') {
       stream.send('snapshot', { resume: plan.reason, state: loaded.snapshot }, plan.at);
       if (subject.finished({ data: loaded.snapshot })) return void stream.end({ reason: 'final_status' });
     } else {
-      await deps.feed.replay(plan.from, plan.to, take);
+      await deps.feed.replay(plan.from, plan.to, (message) => attached.take(message));
     }
-    deliver = take;
-    for (const message of pending.sort((a, b) => FEED_STREAMS.indexOf(a.stream) - FEED_STREAMS.indexOf(b.stream) || a.seq - b.seq)) take(message);
-    pending.length = 0;
-    catchingUp = false;
-    if (finalMet) stream.end({ reason: 'final_status' });
+    attached.deliverHeld();
     return undefined;
   } finally {
     if (!handedOver) {
-      unlisten();
+      following?.stop();
       deps.registry.release(slot);
     }
+  }
+}
+
+/**
+ * One stream's following of the feed: the messages heard before the stream is ready are held (and
+ * then taken in feed order); a message the subject follows is sent, and ends the stream when it
+ * is final. Held per open stream for as long as it is open, so its state is fields and its steps
+ * are methods: no closures of its own besides the one listener the feed calls.
+ */
+class Following {
+  private held: FeedMessage[] | undefined = [];
+  /**
+   * Catching up (the replay, then what was held) sends CHECKOUT's messages before VENDOR's: a final
+   * order status met then ends the stream once both are caught up, or the shipment events that led
+   * to it would be cut off. A final status heard live ends it at once.
+   */
+  private catchingUp = true;
+  private finalMet = false;
+  private readonly keys: string[] = [];
+  private stream: LiveStream | undefined;
+  /** Adoptions one after another, in feed order: a later event's adoption finishing first would move the stream's position past an earlier one (and drop it). */
+  private adoptions: Promise<void> = Promise.resolve();
+  private readonly listener: FeedListener;
+
+  constructor(
+    private readonly feed: LiveFeed,
+    private readonly subject: Subject,
+  ) {
+    this.listener = this.heard.bind(this);
+  }
+
+  listen(keys: readonly string[]): void {
+    this.keys.push(...keys);
+    this.feed.listen(keys, this.listener);
+  }
+
+  stop(): void {
+    this.feed.unlisten(this.keys, this.listener);
+  }
+
+  attach(stream: LiveStream): void {
+    this.stream = stream;
+  }
+
+  /** Takes what was held (in feed order), then every message as it comes. */
+  deliverHeld(): void {
+    const held = (this.held ?? []).sort((a, b) => FEED_STREAMS.indexOf(a.stream) - FEED_STREAMS.indexOf(b.stream) || a.seq - b.seq);
+    this.held = undefined;
+    for (const message of held) this.take(message);
+    this.catchingUp = false;
+    if (this.finalMet && this.stream && !this.stream.closed) this.stream.end({ reason: 'final_status' });
+  }
+
+  take(message: FeedMessage): void {
+    const { stream, subject } = this;
+    if (!stream || stream.closed || message.seq <= stream.position[message.stream]) return;
+    if (subject.follows(message)) return this.send(stream, message);
+    if (subject.adopt && message.data.isB2b === true && typeof message.data.orderId === 'string') {
+      this.adoptions = this.adoptions.then(() => this.adoptThenTake(message));
+    }
+  }
+
+  private heard(message: FeedMessage): void {
+    if (this.held) this.held.push(message);
+    else this.take(message);
+  }
+
+  private send(stream: LiveStream, message: FeedMessage): void {
+    const position: Position = { ...stream.position, [message.stream]: message.seq };
+    stream.send(FEED_EVENTS[message.type].sse, publicDataOf(message), position);
+    if (!this.subject.finished({ type: message.type, data: message.data })) return;
+    if (this.catchingUp) this.finalMet = true;
+    else stream.end({ reason: 'final_status' });
+  }
+
+  private async adoptThenTake(message: FeedMessage): Promise<void> {
+    const orderId = message.data.orderId as string;
+    if (!(await this.subject.adopt?.(orderId).catch(() => false))) return;
+    this.listen([`order:${orderId}`]);
+    this.take(message);
   }
 }
 
@@ -151,60 +195,116 @@ function publicDataOf(message: FeedMessage): Record<string, unknown> {
   return data;
 }
 
-async function subjectOf(deps: LiveDeps, identity: Identity, target: LiveTarget, requestId: string): Promise<Subject | Refused> {
-  if (target.kind === 'order') {
-    return {
-      keys: [`order:${target.orderId}`],
-      load: async () => {
-        const order = await upstreamGet(deps, 'checkout', `/account/orders/${target.orderId}`, identity, requestId);
-        return 'status' in order ? order : { snapshot: order.body };
-      },
-      follows: (message) => message.data.orderId === target.orderId,
-      finished: ({ type, data }) =>
-        (type === undefined || type === 'checkout.order.status_changed') && isFinalOrderStatus((data as { status?: unknown }).status),
-    };
+/** How each subject reads its state: the caller's GET of it from the owning service. */
+interface SubjectContext {
+  deps: LiveDeps;
+  identity: Identity;
+  requestId: string;
+}
+
+/** A customer's order: its own events; ends with the order's final status. */
+class OrderSubject implements Subject {
+  readonly keys: string[];
+
+  constructor(
+    private readonly context: SubjectContext,
+    private readonly orderId: string,
+  ) {
+    this.keys = [`order:${orderId}`];
   }
-  if (target.kind === 'vendor') {
-    let storeId: string | null;
-    try {
-      ({ storeId } = await callRpc(deps.bus, vendorStoreOfOwner, { ownerUserId: identity.userId }, { requestId }));
-    } catch (err) {
-      deps.log.warn({ err }, 'vendor did not say which store the vendor owns');
-      return refused(503, 'service_unavailable', 'the vendor service is not reachable; try again', requestId);
-    }
-    if (!storeId) return refused(403, 'no_store', 'this vendor account has no store yet', requestId);
-    return {
-      keys: [`store:${storeId}`],
-      load: async () => {
-        const shipments = await upstreamGet(deps, 'vendor', '/vendor/shipments', identity, requestId);
-        return 'status' in shipments ? shipments : { snapshot: shipments.body };
-      },
-      follows: (message) => message.type === 'vendor.shipment.status_changed' && message.data.storeId === storeId,
-      finished: () => false,
-    };
+
+  async load(): Promise<{ snapshot: unknown } | Refused> {
+    const { deps, identity, requestId } = this.context;
+    const order = await upstreamGet(deps, 'checkout', `/account/orders/${this.orderId}`, identity, requestId);
+    return 'status' in order ? order : { snapshot: order.body };
   }
-  const path = `/b2b/${target.companyId}/orders`;
-  const known = new Set<string>();
-  const refresh = async (): Promise<{ snapshot: unknown } | Refused> => {
-    const orders = await upstreamGet(deps, 'b2b', path, identity, requestId);
+
+  follows(message: FeedMessage): boolean {
+    return message.data.orderId === this.orderId;
+  }
+
+  finished({ type, data }: { type?: string; data: unknown }): boolean {
+    return (type === undefined || type === 'checkout.order.status_changed') && isFinalOrderStatus((data as { status?: unknown }).status);
+  }
+}
+
+/** A vendor's shipments: every shipment status change of the vendor's store; never ends by itself. */
+class VendorSubject implements Subject {
+  readonly keys: string[];
+
+  constructor(
+    private readonly context: SubjectContext,
+    private readonly storeId: string,
+  ) {
+    this.keys = [`store:${storeId}`];
+  }
+
+  async load(): Promise<{ snapshot: unknown } | Refused> {
+    const { deps, identity, requestId } = this.context;
+    const shipments = await upstreamGet(deps, 'vendor', '/vendor/shipments', identity, requestId);
+    return 'status' in shipments ? shipments : { snapshot: shipments.body };
+  }
+
+  follows(message: FeedMessage): boolean {
+    return message.type === 'vendor.shipment.status_changed' && message.data.storeId === this.storeId;
+  }
+
+  finished(): boolean {
+    return false;
+  }
+}
+
+/** A company's orders (for members allowed to see them): the orders its list holds, and new ones it adopts; never ends by itself. */
+class B2bSubject implements Subject {
+  readonly keys = ['b2b'];
+  private readonly known = new Set<string>();
+
+  constructor(
+    private readonly context: SubjectContext,
+    private readonly companyId: string,
+  ) {}
+
+  async load(): Promise<{ snapshot: unknown; moreKeys?: string[] } | Refused> {
+    const loaded = await this.refresh();
+    return 'status' in loaded ? loaded : { ...loaded, moreKeys: [...this.known].map((id) => `order:${id}`) };
+  }
+
+  follows(message: FeedMessage): boolean {
+    return this.known.has(message.data.orderId as string);
+  }
+
+  /** The company's order list is the authority on which orders are its own. */
+  async adopt(orderId: string): Promise<boolean> {
+    await this.refresh();
+    return this.known.has(orderId);
+  }
+
+  finished(): boolean {
+    return false;
+  }
+
+  private async refresh(): Promise<{ snapshot: unknown } | Refused> {
+    const { deps, identity, requestId } = this.context;
+    const orders = await upstreamGet(deps, 'b2b', `/b2b/${this.companyId}/orders`, identity, requestId);
     if ('status' in orders) return orders;
-    if (Array.isArray(orders.body)) for (const order of orders.body as { id: string }[]) known.add(order.id);
+    if (Array.isArray(orders.body)) for (const order of orders.body as { id: string }[]) this.known.add(order.id);
     return { snapshot: orders.body };
-  };
-  return {
-    keys: ['b2b'],
-    load: async () => {
-      const loaded = await refresh();
-      return 'status' in loaded ? loaded : { ...loaded, moreKeys: [...known].map((id) => `order:${id}`) };
-    },
-    follows: (message) => known.has(message.data.orderId as string),
-    // the company's order list is the authority on which orders are its own
-    adopt: async (orderId) => {
-      await refresh();
-      return known.has(orderId);
-    },
-    finished: () => false,
-  };
+  }
+}
+
+async function subjectOf(deps: LiveDeps, identity: Identity, target: LiveTarget, requestId: string): Promise<Subject | Refused> {
+  const context = { deps, identity, requestId };
+  if (target.kind === 'order') return new OrderSubject(context, target.orderId);
+  if (target.kind === 'b2b') return new B2bSubject(context, target.companyId);
+  let storeId: string | null;
+  try {
+    ({ storeId } = await callRpc(deps.bus, vendorStoreOfOwner, { ownerUserId: identity.userId }, { requestId }));
+  } catch (err) {
+    deps.log.warn({ err }, 'vendor did not say which store the vendor owns');
+    return refused(503, 'service_unavailable', 'the vendor service is not reachable; try again', requestId);
+  }
+  if (!storeId) return refused(403, 'no_store', 'this vendor account has no store yet', requestId);
+  return new VendorSubject(context, storeId);
 }
 
 /**

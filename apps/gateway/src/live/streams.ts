@@ -51,7 +51,8 @@ export class LiveStream {
     this.write(SSE_PREAMBLE);
     this.heartbeat = setInterval(() => this.write(SSE_HEARTBEAT), this.limits.heartbeatMs);
     this.heartbeat.unref();
-    this.touch();
+    this.idle = setTimeout(() => this.close('idle'), this.limits.idleMs);
+    this.idle.unref();
   }
 
   /** One event; with `position` the stream moved there and the event carries it as its id. */
@@ -90,10 +91,9 @@ export class LiveStream {
     if (this.res.writableLength > this.limits.maxBufferBytes) this.close('slow_client');
   }
 
+  /** The idle clock starts over (the same timer, re-armed: nothing allocated per event). */
   private touch(): void {
-    clearTimeout(this.idle);
-    this.idle = setTimeout(() => this.close('idle'), this.limits.idleMs);
-    this.idle.unref();
+    this.idle?.refresh();
   }
 }
 

@@ -15,7 +15,7 @@ const API_ROOT = `${API_PREFIX}/`;
 
 /**
  * The proxied route a request goes down without express, or undefined when express serves it as
- * before: the gateway's own routes (live streams included), paths no route serves (404), a URL express refuses (malformed,
+ * before: the gateway's own routes (and the live stream paths), paths no route serves (404), a URL express refuses (malformed,
  * not in the plain /api/v1/ form), CORS preflights (OPTIONS), and the rate-limited endpoints.
  */
 export function rawRouteOf(
@@ -42,7 +42,7 @@ export interface RawPathDeps {
   compiled: readonly GatewayRoute[];
   /** The rate-limited endpoints (method, path under /api/v1): express applies their limits. */
   limited: readonly { method: string; path: string }[];
-  /** Paths under a proxied prefix that the gateway serves itself on express (the live streams). */
+  /** Paths under a proxied prefix that the gateway serves itself (the live streams: their GETs are taken before this path, other methods go to express). */
   servedHere: (path: string) => boolean;
   corsOrigins: string[];
   session: SessionDeps & { production: boolean };
