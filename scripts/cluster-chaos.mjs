@@ -16,17 +16,30 @@
 // (default 20), --tag <image tag> (the service images pasar-<app>:<tag>, built when missing;
 // default cluster), --keep (leave the stack up). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE /
 // MAIL_IMAGE pick the third-party images; the pasar-local stand-ins when no registry answers.
-/* global fetch, AbortSignal, setTimeout, clearTimeout, URLSearchParams */
-import { spawn } from 'node:child_process';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+/* global fetch, AbortSignal, URLSearchParams */
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
+import {
+  buildServiceImages,
+  composeCommand,
+  composeProject,
+  docker,
+  engineVersion,
+  freePort,
+  must,
+  root,
+  run,
+  seconds,
+  sleep,
+  stackSecrets,
+  thirdPartyImages,
+  withBuildMachineCAs,
+  writeEnvFile,
+} from './docker-kit.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags } = parseArgs({
   options: { duration: { type: 'string', default: '90' }, rate: { type: 'string', default: '20' }, tag: { type: 'string', default: 'cluster' }, keep: { type: 'boolean', default: false } },
 });
@@ -34,13 +47,9 @@ const DURATION_S = Math.max(85, Number(flags.duration));
 const RATE = Number(flags.rate);
 const TAG = flags.tag;
 const FAULTS = { natsStopAt: 10, natsDownS: 20, killAt: 45, pauseAt: 62, pauseS: 10 };
-const SERVICES = { gateway: 8080, checkout: 4001, b2b: 4002, vendor: 4003, admin: 4004, notifier: 4005 };
-const UPSTREAM = { NODE_IMAGE: 'node:20-bookworm-slim', POSTGRES_IMAGE: 'postgres:16', NATS_IMAGE: 'nats:2.10-alpine', MAIL_IMAGE: 'axllent/mailpit' };
-const STAND_IN = { NODE_IMAGE: ['node', 'pasar-local/node:20'], POSTGRES_IMAGE: ['postgres', 'pasar-local/postgres:15'], NATS_IMAGE: ['nats', 'pasar-local/nats:2.9'], MAIL_IMAGE: ['mail', 'pasar-local/mailcatcher'] };
 const DEMO_PASSWORD = 'pasar-demo-2026';
 const CUSTOMER = 'customer@pasar.local';
 const project = process.env.CHAOS_PROJECT ?? 'pasar-cluster';
-const docker = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
 const failures = [];
 const say = (line) => console.log(`cluster-chaos: ${line}`);
 const check = (ok, what) => {
@@ -48,118 +57,28 @@ const check = (ok, what) => {
   if (!ok) failures.push(what);
   return ok;
 };
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const seconds = (ms) => (ms === undefined ? 'n/a' : `${(ms / 1000).toFixed(1)} s`);
-
-/** Runs a command; resolves { code, out } (stdout + stderr), never rejects. */
-function run(cmd, args, { env, timeoutMs = 10 * 60_000, input } = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
-    // a command that exits before reading its input (kill, docker stop) must not crash the run
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input ?? '');
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      resolve({ code: -1, out: `${out}${err.message}` });
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, out });
-    });
-  });
-}
-async function must(cmd, args, options) {
-  const result = await run(cmd, args, options);
-  if (result.code !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${result.code}):\n${result.out.trim().split('\n').slice(-30).join('\n')}`);
-  return result.out;
-}
 
 // ------------------------------------------------------------------ images and the stack
-const images = { ...UPSTREAM };
-for (const name of Object.keys(UPSTREAM)) if (process.env[name]) images[name] = process.env[name];
+let images;
 
 async function ensureImages() {
-  const missing = [];
-  for (const [name, image] of Object.entries(images)) {
-    if ((await run(docker, ['image', 'inspect', image])).code === 0) continue;
-    if ((await run(docker, ['image', 'inspect', STAND_IN[name][1]])).code === 0) {
-      images[name] = STAND_IN[name][1];
-      continue;
-    }
-    if ((await run(docker, ['pull', image], { timeoutMs: 120_000 })).code === 0) continue;
-    missing.push(name);
-  }
-  if (missing.length) {
-    say(`building the local stand-ins: ${missing.map((n) => STAND_IN[n][0]).join(', ')}`);
-    await must('bash', [join(root, 'deploy/compose/offline/build.sh'), ...missing.map((n) => STAND_IN[n][0])], { env: { DOCKER: docker } });
-    for (const name of missing) images[name] = STAND_IN[name][1];
-  }
-  const caFile = join(root, 'deploy/compose/certs/cluster-chaos-build-machine.pem');
-  for (const [app, port] of Object.entries(SERVICES)) {
-    if ((await run(docker, ['image', 'inspect', `pasar-${app}:${TAG}`])).code === 0) continue;
-    if (existsSync('/etc/ssl/certs/ca-certificates.crt') && !existsSync(caFile)) copyFileSync('/etc/ssl/certs/ca-certificates.crt', caFile);
-    say(`building pasar-${app}:${TAG}`);
-    try {
-      await must(docker, ['build', '-q', '--build-arg', `APP=${app}`, '--build-arg', `PORT=${port}`, '--build-arg', `NODE_IMAGE=${images.NODE_IMAGE}`, '-t', `pasar-${app}:${TAG}`, '.'], { env: { DOCKER_BUILDKIT: '0' }, timeoutMs: 30 * 60_000 });
-    } finally {
-      rmSync(caFile, { force: true });
-    }
-  }
-}
-
-function freePort(preferred) {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => {
-      const any = createServer();
-      any.listen(0, '127.0.0.1', () => {
-        const { port } = any.address();
-        any.close(() => resolve(port));
-      });
-    });
-    server.listen(preferred, '0.0.0.0', () => server.close(() => resolve(preferred)));
+  await withBuildMachineCAs('cluster-chaos', async () => {
+    images = await thirdPartyImages({ standInsFirst: true, say });
+    await buildServiceImages({ tag: TAG, nodeImage: images.NODE_IMAGE, onlyMissing: true, say });
   });
 }
 
 const workDir = mkdtempSync(join(tmpdir(), `${project}-`));
-const secret = (bytes = 24) => randomBytes(bytes).toString('base64url');
-const env = {
-  IDENTITY_SECRET: secret(32),
-  ADMIN_EMAIL: 'admin@pasar.local',
-  ADMIN_PASSWORD: secret(),
-  PAYMENT_MERCHANT_ID: `merchant_${secret(6)}`,
-  PAYMENT_VERIFY_KEY: secret(),
-  PAYMENT_SECRET_KEY: secret(),
-  POSTGRES_PASSWORD: secret(),
-  LABEL_SIGNING_KEY: secret(32),
-};
+const env = stackSecrets();
 const envFile = join(workDir, 'cluster.env');
 // smoke.yml publishes the first NATS node on 127.0.0.1 for the demo seed (rpc)
-const composeFiles = ['-f', join(root, 'docker-compose.yml'), '-f', join(root, 'deploy/compose/smoke.yml'), '-f', join(root, 'deploy/compose/cluster.yml')];
-let compose;
-let composeEnv;
-const composeRun = (args, options = {}) => run(compose[0], [...compose.slice(1), '-p', project, '--env-file', envFile, ...composeFiles, ...args], { ...options, env: composeEnv });
-async function composeMust(args, options) {
-  const result = await composeRun(args, options);
-  if (result.code !== 0) throw new Error(`compose ${args.join(' ')} failed (${result.code}):\n${result.out.trim().split('\n').slice(-30).join('\n')}`);
-  return result.out;
-}
+const composeFiles = [join(root, 'docker-compose.yml'), join(root, 'deploy/compose/smoke.yml'), join(root, 'deploy/compose/cluster.yml')];
+let composeCmd; // [cmd, ...prefixArgs]
+let compose; // the compose project (docker-kit composeProject)
 
-/** service name -> { id, status, health, restarts } of the project's containers. */
+/** service name -> { id, status, health, restarts, pid } of the project's containers. */
 async function containers() {
-  const ids = (await composeMust(['ps', '-q'])).split('\n').filter(Boolean);
-  if (!ids.length) return {};
-  const out = await must(docker, ['inspect', '--format', '{{.Id}} {{index .Config.Labels "com.docker.compose.service"}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.RestartCount}} {{.State.Pid}}', ...ids]);
-  const byService = {};
-  for (const line of out.trim().split('\n')) {
-    const [id, service, status, health, restarts, pid] = line.split(' ');
-    byService[service] = { id, status, health, restarts: Number(restarts), pid: Number(pid) };
-  }
-  return byService;
+  return Object.fromEntries((await compose.containers()).map((c) => [c.service, c]));
 }
 
 const healthy = (c) => c && c.status === 'running' && (c.health === 'healthy' || c.health === 'none');
@@ -168,28 +87,22 @@ async function up() {
   const gatewayPort = await freePort(18080);
   const mailPort = await freePort(18025);
   const natsPort = await freePort(14322);
-  writeFileSync(envFile, `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
-  composeEnv = { ...process.env, ...images, PASAR_TAG: TAG, GATEWAY_PORT: String(gatewayPort), MAIL_UI_PORT: String(mailPort), SMOKE_NATS_PORT: String(natsPort), RATE_LIMIT_PAYMENT_NOTIFY: '1000000/1m', COMPOSE_HTTP_TIMEOUT: '600', DOCKER_CLIENT_TIMEOUT: '600', CLUSTER_HEALTH_TIMEOUT: process.env.CLUSTER_HEALTH_TIMEOUT ?? '30s' };
+  writeEnvFile(envFile, env);
+  compose.setEnv({ ...images, PASAR_TAG: TAG, GATEWAY_PORT: String(gatewayPort), MAIL_UI_PORT: String(mailPort), SMOKE_NATS_PORT: String(natsPort), RATE_LIMIT_PAYMENT_NOTIFY: '1000000/1m', COMPOSE_HTTP_TIMEOUT: '600', DOCKER_CLIENT_TIMEOUT: '600', CLUSTER_HEALTH_TIMEOUT: process.env.CLUSTER_HEALTH_TIMEOUT ?? '30s' });
   const t0 = Date.now();
   // a busy engine can time compose out while it creates containers: `up` again picks up from there
   for (let attempt = 1; ; attempt++) {
     // --no-deps: every container at once, without compose's wait for healthy dependencies (which
     // gives up on a busy machine); a service that starts before PostgreSQL or NATS answer exits and
     // its restart policy starts it again, and the loop below waits for all of them
-    const result = await composeRun(['up', '-d', '--no-build', '--no-deps'], { timeoutMs: 20 * 60_000 });
+    const result = await compose.run(['up', '-d', '--no-build', '--no-deps'], { timeoutMs: 20 * 60_000 });
     if (result.code === 0) break;
     if (attempt === 3) throw new Error(`compose up failed:\n${result.out.trim().split('\n').slice(-20).join('\n')}`);
     say(`compose up failed (attempt ${attempt}), again: ${result.out.trim().split('\n').at(-1)}`);
   }
-  let last = {};
-  while (Date.now() - t0 < 15 * 60_000) {
-    last = await containers();
-    // the mail catcher only has to run: its healthcheck is not what is tested here
-    if (Object.keys(last).length >= 16 && Object.entries(last).every(([service, c]) => healthy(c) || (service === 'mailpit' && c.status === 'running'))) break;
-    await sleep(3000);
-  }
-  const bad = Object.entries(last).filter(([service, c]) => !healthy(c) && !(service === 'mailpit' && c.status === 'running'));
-  if (bad.length) throw new Error(`not healthy: ${bad.map(([s, c]) => `${s} ${c.status}/${c.health}`).join(', ')}`);
+  // the mail catcher only has to run: its healthcheck is not what is tested here (the logs of
+  // what is not healthy are printed by the failure's report below)
+  await compose.waitHealthy({ what: 'compose up', timeoutMs: 15 * 60_000, count: 16, runningIsEnough: ['mailpit'], intervalMs: 3000, logs: false });
   say(`16 containers healthy in ${seconds(Date.now() - t0)} (gateway 127.0.0.1:${gatewayPort}, mail API 127.0.0.1:${mailPort})`);
   return { gateway: `http://127.0.0.1:${gatewayPort}/api/v1`, mail: `http://127.0.0.1:${mailPort}`, nats: `nats://127.0.0.1:${natsPort}`, gatewayRoot: `http://127.0.0.1:${gatewayPort}` };
 }
@@ -508,8 +421,9 @@ async function verify(urls, ctx) {
 const started = Date.now();
 let upStarted = false;
 try {
-  if ((await run(docker, ['version', '--format', '{{.Server.Version}}'])).code !== 0) throw new Error('no Docker engine answers (see README "With Docker")');
-  compose = (await run(docker, ['compose', 'version'])).code === 0 ? [docker, 'compose'] : ['docker-compose'];
+  if (!(await engineVersion())) throw new Error('no Docker engine answers (see README "With Docker")');
+  composeCmd = await composeCommand();
+  compose = composeProject({ compose: composeCmd, project, envFile, files: composeFiles, say });
   say(`project ${project}, ${RATE} orders/s for ${DURATION_S} s, images pasar-<app>:${TAG}`);
   await ensureImages();
   upStarted = true;
@@ -523,19 +437,19 @@ try {
   await verify(urls, ctx);
 } catch (err) {
   check(false, err instanceof Error ? err.message : String(err));
-  if (upStarted && compose) {
+  if (upStarted) {
     const all = await containers().catch(() => ({}));
     for (const [service, c] of Object.entries(all)) {
       if (healthy(c) && c.restarts === 0) continue;
-      const logs = await composeRun(['logs', '--no-color', '--tail', '30', service]);
+      const logs = await compose.run(['logs', '--no-color', '--tail', '30', service]);
       console.log(`\n${service} (${c.status}/${c.health}, restarts ${c.restarts}):\n${logs.out.trim().split('\n').map((l) => `  | ${l}`).join('\n')}`);
     }
   }
 } finally {
-  if (upStarted && compose) {
-    if (flags.keep) say(`--keep: the stack stays up (${compose.join(' ')} -p ${project} ... down -v)`);
+  if (upStarted) {
+    if (flags.keep) say(`--keep: the stack stays up (${composeCmd.join(' ')} -p ${project} ... down -v)`);
     else {
-      const down = await composeRun(['down', '-v', '--remove-orphans', '--timeout', '10'], { timeoutMs: 300_000 });
+      const down = await compose.run(['down', '-v', '--remove-orphans', '--timeout', '10'], { timeoutMs: 300_000 });
       say(`compose down -v: ${down.code === 0 ? 'done' : `failed: ${down.out.slice(-300)}`}`);
     }
   }
