@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm run cluster:chaos`: the production topology of deploy/compose/cluster.yml (three NATS
-// JetStream nodes, streams at three replicas, two instances of every service, one PostgreSQL) under
-// a steady load of orders placed and paid through the gateway, while it breaks things:
+// JetStream nodes, streams at three replicas, two instances of every service, one PostgreSQL; the
+// NATS users of `npm run nats:config -- --out .data/nats-users --with-stack` and a random route
+// password) under a steady load of orders placed and paid through the gateway, while it breaks
+// things:
 //   1. stops the NATS node that leads the CHECKOUT stream, waits 20 s, starts it again;
 //   2. kills one checkout and one vendor container with SIGKILL (their main process, from the
 //      host) and lets the restart policy bring them back;
@@ -30,9 +32,12 @@ import {
   engineVersion,
   freePort,
   must,
+  natsSeed,
+  natsUsers,
   root,
   run,
   seconds,
+  secret,
   sleep,
   stackSecrets,
   thirdPartyImages,
@@ -69,7 +74,8 @@ async function ensureImages() {
 }
 
 const workDir = mkdtempSync(join(tmpdir(), `${project}-`));
-const env = stackSecrets();
+// the routes between the NATS nodes authenticate with this (deploy/compose/cluster.yml)
+const env = { ...stackSecrets(), NATS_ROUTE_PASSWORD: secret() };
 const envFile = join(workDir, 'cluster.env');
 // smoke.yml publishes the first NATS node on 127.0.0.1 for the demo seed (rpc)
 const composeFiles = [join(root, 'docker-compose.yml'), join(root, 'deploy/compose/smoke.yml'), join(root, 'deploy/compose/cluster.yml')];
@@ -320,7 +326,7 @@ async function faults() {
 // ------------------------------------------------------------------ setup and checks
 async function setup(urls) {
   const seed = await run('npx', ['tsx', 'tools/stack/src/compose-seed.ts'], {
-    env: { NATS_URL: urls.nats, GATEWAY_URL: urls.gatewayRoot, ADMIN_EMAIL: env.ADMIN_EMAIL, ADMIN_PASSWORD: env.ADMIN_PASSWORD, DEMO_PASSWORD },
+    env: { NATS_URL: urls.nats, NATS_NKEY_SEED: natsSeed('stack'), GATEWAY_URL: urls.gatewayRoot, ADMIN_EMAIL: env.ADMIN_EMAIL, ADMIN_PASSWORD: env.ADMIN_PASSWORD, DEMO_PASSWORD },
     timeoutMs: 300_000,
   });
   if (!check(seed.code === 0, 'the demo data is seeded (tools/stack/src/compose-seed.ts)')) throw new Error(seed.out);
@@ -426,6 +432,7 @@ try {
   compose = composeProject({ compose: composeCmd, project, envFile, files: composeFiles, say });
   say(`project ${project}, ${RATE} orders/s for ${DURATION_S} s, images pasar-<app>:${TAG}`);
   await ensureImages();
+  say(await natsUsers());
   upStarted = true;
   const urls = await up();
   const ctx = await setup(urls);

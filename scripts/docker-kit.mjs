@@ -179,7 +179,8 @@ export async function buildServiceImages({ tag, nodeImage, onlyMissing = false, 
 }
 
 // ------------------------------------------------------------------ secrets and NATS users
-const secret = (bytes = 24) => randomBytes(bytes).toString('base64url');
+/** A random secret of URL-safe characters (it may go into a URL: DATABASE_URL, NATS routes). */
+export const secret = (bytes = 24) => randomBytes(bytes).toString('base64url');
 
 /** Random values for every secret the compose files require (a throw-away .env). */
 export function stackSecrets() {
