@@ -98,7 +98,7 @@ export const gatewayConfigSchema = z.preprocess(withRateLimitDefaults, serviceCo
   ADMIN_URL: upstream(4004),
   /** An upstream that has not answered after this long gets a 504. */
   UPSTREAM_TIMEOUT_MS: positiveInt(10_000),
-  /** Keep-alive sockets per upstream. */
+  /** Keep-alive sockets per upstream instance: also the most requests one instance takes at a time (beyond: 503 service_busy). */
   UPSTREAM_MAX_SOCKETS: positiveInt(256),
   /** How often every instance of a service with several is probed at /healthz (ms); 0 turns the active probe off. */
   UPSTREAM_HEALTH_INTERVAL_MS: z.coerce.number().int().min(0).default(2_000),

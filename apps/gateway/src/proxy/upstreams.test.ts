@@ -25,6 +25,40 @@ describe('UpstreamPool', () => {
     expect([pool.pick(), pool.pick()]).toEqual([A, A]);
   });
 
+  test('take: each instance holds at most maxInFlight requests; a full one is skipped, none left is undefined', () => {
+    const pool = new UpstreamPool('checkout', [A, B], { maxInFlight: 2 });
+    expect([pool.take(), pool.take(), pool.take(), pool.take()]).toEqual([A, B, A, B]);
+    expect(pool.take()).toBeUndefined();
+    // a place given back is taken again, on that instance only
+    pool.release(B);
+    expect([pool.take(), pool.take()]).toEqual([B, undefined]);
+    pool.release(A);
+    pool.release(A);
+    expect([pool.take(), pool.take(), pool.take()]).toEqual([A, A, undefined]);
+  });
+
+  test('take skips a full instance for the next one in turn, and a down one still waits for its trial', () => {
+    const time = manualClock();
+    const pool = new UpstreamPool('checkout', [A, B, C], { clock: time.clock, retryDownAfterMs: 5_000, maxInFlight: 1 });
+    pool.markDown(C);
+    expect(pool.take()).toBe(A);
+    // A is full: B, then nothing (C is down and its trial is not due)
+    expect([pool.take(), pool.take()]).toEqual([B, undefined]);
+    time.advance(5_000);
+    expect(pool.take()).toBe(C);
+    // its trial answered: back in turn; a release of an instance with nothing in flight changes nothing
+    pool.markUp(C);
+    pool.release(C);
+    pool.release(C);
+    expect([pool.take(), pool.take()]).toEqual([C, undefined]);
+  });
+
+  test("pick ignores the places: the gateway's own calls are not counted", () => {
+    const pool = new UpstreamPool('checkout', [A], { maxInFlight: 1 });
+    expect(pool.take()).toBe(A);
+    expect([pool.pick(), pool.pick()]).toEqual([A, A]);
+  });
+
   test('refuses an empty list', () => {
     expect(() => new UpstreamPool('checkout', [])).toThrow(/no instance URL for checkout/);
   });
