@@ -60,6 +60,8 @@ interface InFlight {
   body: Buffer;
   /** The request to the instance, once it has a socket. */
   proxyReq?: ClientRequest;
+  /** The attempt's connection to the instance is open (or was never seen opening: assumed open). */
+  reachedInstance: boolean;
   /** The client closed its connection before the answer: nothing more goes upstream for it. */
   clientGone: boolean;
 }
@@ -125,6 +127,11 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
           if (sent) sent.proxyReq = proxyReq;
           // its client left while it waited for the socket: not sent at all
           if (sent?.clientGone) return void proxyReq.destroy();
+          const socket = proxyReq.socket;
+          if (sent && socket?.connecting && !proxyReq.reusedSocket) {
+            sent.reachedInstance = false;
+            socket.once('connect', () => (sent.reachedInstance = true));
+          }
           proxyReq.setTimeout(config.UPSTREAM_TIMEOUT_MS, () => {
             const err = Object.assign(new Error(`no answer within ${config.UPSTREAM_TIMEOUT_MS} ms`), { code: UPSTREAM_TIMEOUT_CODE });
             proxyReq.destroy(err);
@@ -138,10 +145,12 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
           const code = (err as NodeJS.ErrnoException).code;
           const sent = inFlight.get(req);
           if (!sent) return fail(req, res, 502, 'bad_gateway', 'the service gave no valid answer');
+          if (sent.clientGone) return; // nobody to answer
           const pool = pools[sent.upstream];
           if (isInstanceAway(code, UPSTREAM_TIMEOUT_CODE)) pool.markDown(sent.url);
-          // a refused connection never reached the instance: a request without a body goes to the next one, once
-          if (!sent.retried && pool.urls.length > 1 && mayRetryElsewhere(code, req.method ?? '') && isResponse(res) && !res.headersSent) {
+          // to the next instance, once, when that cannot do a request twice (mayRetryElsewhere)
+          const attempt = { reachedInstance: sent.reachedInstance, code, method: req.method ?? '', idempotencyKey: req.headers['idempotency-key'] !== undefined };
+          if (!sent.retried && pool.urls.length > 1 && mayRetryElsewhere(attempt) && isResponse(res) && !res.headersSent) {
             sent.retried = true;
             return send(req, res, sent);
           }
@@ -159,6 +168,8 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
     const pool = pools[sent.upstream];
     if (sent.url) pool.release(sent.url);
     sent.url = pool.take() ?? '';
+    sent.proxyReq = undefined;
+    sent.reachedInstance = true;
     if (!sent.url) {
       return writeProblem(res, req.method, 503, 'service_busy', `the ${sent.upstream} service has as many requests as it takes; try again`, sent.requestId, undefined, {
         'Retry-After': '1',
@@ -185,7 +196,7 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
         // the signature covers the method, the path exactly as forwarded (the upstream's req.originalUrl) and the body
         const signed = signIdentityHeaders(config.IDENTITY_SECRET, { method, path, bodySha256: bodySha256(body) }, identity, requestId);
         req.headers = forwardHeaders(req.headers, signed, requestId, body.length);
-        const sent: InFlight = { upstream, url: '', requestId, retried: false, body, clientGone: false };
+        const sent: InFlight = { upstream, url: '', requestId, retried: false, body, clientGone: false, reachedInstance: true };
         inFlight.set(req, sent);
         res.once('close', () => {
           if (!res.writableFinished) {

@@ -119,11 +119,24 @@ describe('the rules of a failed attempt', () => {
     expect(isInstanceAway(undefined, 'UPSTREAM_TIMEOUT')).toBe(false);
   });
 
-  test('only a refused request without a body is sent again elsewhere', () => {
-    expect(mayRetryElsewhere('ECONNREFUSED', 'GET')).toBe(true);
-    expect(mayRetryElsewhere('ECONNREFUSED', 'HEAD')).toBe(true);
-    expect(mayRetryElsewhere('ECONNREFUSED', 'POST')).toBe(false);
-    expect(mayRetryElsewhere('UPSTREAM_TIMEOUT', 'GET')).toBe(false); // it may have reached the instance
+  test('a request that never reached the instance goes elsewhere whatever it is; one that may have, only when a repeat is harmless', () => {
+    const attempt = (reachedInstance: boolean, code: string, method: string, idempotencyKey = false) => mayRetryElsewhere({ reachedInstance, code, method, idempotencyKey });
+    // the connection never opened: any request, body or not
+    for (const code of ['ECONNREFUSED', 'EHOSTUNREACH', 'UPSTREAM_TIMEOUT']) {
+      expect(attempt(false, code, 'POST')).toBe(true);
+      expect(attempt(false, code, 'GET')).toBe(true);
+    }
+    // the instance closed the connection without an answer: GET/HEAD, or a POST with an Idempotency-Key
+    expect(attempt(true, 'ECONNRESET', 'GET')).toBe(true);
+    expect(attempt(true, 'ECONNRESET', 'HEAD')).toBe(true);
+    expect(attempt(true, 'ECONNRESET', 'POST', true)).toBe(true);
+    expect(attempt(true, 'EPIPE', 'PATCH', true)).toBe(true);
+    expect(attempt(true, 'ECONNRESET', 'POST')).toBe(false);
+    expect(attempt(true, 'ECONNRESET', 'DELETE')).toBe(false);
+    // a timeout once connected: the instance may still be working on it
+    expect(attempt(true, 'UPSTREAM_TIMEOUT', 'GET')).toBe(false);
+    expect(attempt(true, 'UPSTREAM_TIMEOUT', 'POST', true)).toBe(false);
+    expect(attempt(true, 'HPE_INVALID_CONSTANT', 'GET')).toBe(false);
   });
 
   test('parses a comma-separated list: trimmed, no trailing slash, no repeats; a bad URL throws', () => {

@@ -21,9 +21,28 @@ export function isInstanceAway(code: string | undefined, timeoutCode: string): b
   return code !== undefined && (code === timeoutCode || INSTANCE_AWAY.has(code));
 }
 
-/** Whether a request that failed this way may be sent again to another instance: it never reached one, and has no body. */
-export function mayRetryElsewhere(code: string | undefined, method: string): boolean {
-  return code === 'ECONNREFUSED' && (method === 'GET' || method === 'HEAD');
+/** A failed proxy attempt, as mayRetryElsewhere weighs it. */
+export interface FailedAttempt {
+  /** Its connection to the instance was open (a new one had connected, or a kept-alive one was reused): the instance may have the request. */
+  reachedInstance: boolean;
+  code: string | undefined;
+  method: string;
+  /** It carries an Idempotency-Key: the service answers a repeat with the first one's result. */
+  idempotencyKey: boolean;
+}
+
+/**
+ * Whether a failed attempt may be sent again, once, to another instance (the gateway holds the
+ * whole body, so any request can be). One that never reached the instance (its connection did
+ * not open: refused, unreachable, or no answer while connecting) may, whatever it is. One the
+ * instance may have received goes again only when the instance closed the connection without an
+ * answer (it crashed or was killed) and a repeat is harmless: GET/HEAD, or an Idempotency-Key. A
+ * timeout once connected is not sent again: the instance may still be working on it.
+ */
+export function mayRetryElsewhere(attempt: FailedAttempt): boolean {
+  if (!attempt.reachedInstance) return true;
+  const closedWithoutAnswer = attempt.code === 'ECONNRESET' || attempt.code === 'EPIPE';
+  return closedWithoutAnswer && (attempt.method === 'GET' || attempt.method === 'HEAD' || attempt.idempotencyKey);
 }
 
 interface Instance {
