@@ -119,10 +119,13 @@ async function psql(sql) {
 }
 const rows = (text) => (text ? text.split('\n').map((line) => line.split('\t')) : []);
 
-/** The CHECKOUT stream as the monitoring endpoint (/jsz) of a running NATS node sees it. */
-async function checkoutStream() {
+/**
+ * The CHECKOUT stream as the monitoring endpoint (/jsz) of a running NATS node sees it (of `only`
+ * that node when given). Only the stream's leader knows whether its replicas are current.
+ */
+async function checkoutStream(only) {
   const all = await containers();
-  for (const service of ['nats', 'nats-2', 'nats-3']) {
+  for (const service of only ? [only] : ['nats', 'nats-2', 'nats-3']) {
     const c = all[service];
     if (!c || c.status !== 'running') continue;
     const res = await run(docker, ['exec', c.id, 'wget', '-q', '-O', '-', 'http://127.0.0.1:8222/jsz?accounts=true&streams=true&config=true'], { timeoutMs: 10_000 });
@@ -169,11 +172,13 @@ const loadStart = { at: 0 };
 const errors = []; // { at (when the request was sent), status (0: no answer within 30 s), what }
 const answered = new Map(); // orderId -> { shortId, total, productId, key, paid, placedAt }
 const refused = {}; // status -> count (4xx answers: insufficient stock when a product sells out)
+const outcomes = new Map(); // Idempotency-Key -> 'placed' | 'refused' | 'no answer' (the submit's last word)
 
 /** One customer's order: submit (retried with the same Idempotency-Key), then its payment notification (retried as the payment gateway does). */
 async function oneOrder(urls, session, productId) {
   const key = randomUUID();
   const body = JSON.stringify({ addressId: session.addressId, items: [{ productId, quantity: 1 }] });
+  outcomes.set(key, 'no answer');
   let placed;
   for (let attempt = 0; attempt < 20 && !placed; attempt++) {
     const sentAt = Date.now();
@@ -184,10 +189,12 @@ async function oneOrder(urls, session, productId) {
       await sleep(1000);
     } else {
       refused[`${res.status} ${res.json?.code ?? ''}`.trim()] = (refused[`${res.status} ${res.json?.code ?? ''}`.trim()] ?? 0) + 1;
+      outcomes.set(key, 'refused');
       return;
     }
   }
   if (!placed) return;
+  outcomes.set(key, 'placed');
   const order = { shortId: placed.shortId, total: placed.total, productId, key, paid: false, placedAt: Date.now() };
   if (answered.has(placed.orderId)) order.duplicateAnswer = true;
   answered.set(placed.orderId, order);
@@ -259,7 +266,8 @@ async function natsLeaderFault() {
   let caughtUpAt;
   while (Date.now() - startedAt < 120_000 && !caughtUpAt) {
     const c = (await containers())[service];
-    const stream = await checkoutStream();
+    const seen = await checkoutStream();
+    const stream = seen?.cluster?.leader ? await checkoutStream(nodeService(seen.cluster.leader)) : undefined;
     const back = stream?.cluster?.replicas?.find((r) => r.name === leader);
     if (healthy(c) && (stream?.cluster?.leader === leader || (back && back.current))) caughtUpAt = Date.now();
     else await sleep(500);
@@ -391,8 +399,19 @@ async function verify(urls, ctx) {
 
   const lost = placed.filter(([id]) => !byId.has(id)).length;
   if (!ctx.customerId && placed.length) ctx.customerId = await psql(`SELECT customer_id FROM checkout."order" WHERE id = '${placed[0][0]}';`);
-  const ordersInDb = Number(await psql(`SELECT count(*) FROM checkout."order" WHERE customer_id = '${ctx.customerId}' AND created_at >= to_timestamp(${loadStart.at / 1000});`));
-  const duplicatedOrders = ordersInDb - placed.length;
+  // one order per Idempotency-Key (one customer's intent): a key with two orders, an order under a
+  // key never sent, or a 201 naming another order than the one its key holds is a duplicate
+  const ordersOfLoad = rows(await psql(`SELECT idempotency_key, id FROM checkout."order" WHERE customer_id = '${ctx.customerId}' AND created_at >= to_timestamp(${loadStart.at / 1000});`));
+  const ordersByKey = new Map();
+  for (const [key, id] of ordersOfLoad) ordersByKey.set(key, [...(ordersByKey.get(key) ?? []), id]);
+  const keyDuplicates = [...ordersByKey.values()].reduce((n, ids) => n + ids.length - 1, 0);
+  const unknownKeys = [...ordersByKey.keys()].filter((key) => !outcomes.has(key)).length;
+  const otherOrderAnswered = placed.filter(([id, o]) => ordersByKey.has(o.key) && !ordersByKey.get(o.key).includes(id)).length;
+  const duplicatedOrders = keyDuplicates + unknownKeys + otherOrderAnswered;
+  // submits that never had a final answer (20 attempts): how many of them the database holds anyway
+  const noAnswer = [...outcomes.entries()].filter(([, outcome]) => outcome === 'no answer').map(([key]) => key);
+  const noAnswerPlaced = noAnswer.filter((key) => ordersByKey.has(key)).length;
+  const notifyGaveUp = placed.length - paid.length;
   const notPaid = paid.filter(([id]) => byId.get(id)?.status !== 'paid').length;
   const shipmentsWrong = paid.filter(([id]) => byId.get(id) && (byId.get(id).shipments !== byId.get(id).subs || byId.get(id).paidShipments !== byId.get(id).subs));
   const mailCounts = paid.map(([, o]) => confirmationsOf(o.shortId));
@@ -405,7 +424,9 @@ async function verify(urls, ctx) {
   console.log('');
   say(`load: ${Math.round(RATE * DURATION_S)} orders sent at ${RATE}/s for ${DURATION_S} s; ${placed.length} answered 201, ${paid.length} paid; refused (4xx): ${JSON.stringify(refused)}`);
   check(lost === 0, `lost: ${lost} (orders answered 201 that are not in the database)`);
-  check(duplicatedOrders === 0, `duplicated orders: ${duplicatedOrders} (${ordersInDb} orders of the customer in the database, ${placed.length} answered 201)`);
+  check(duplicatedOrders === 0, `duplicated orders: ${duplicatedOrders} (${ordersOfLoad.length} orders of the customer in the database under ${ordersByKey.size} keys; ${keyDuplicates} second orders of a key, ${unknownKeys} under a key never sent, ${otherOrderAnswered} 201s naming another order than their key's)`);
+  check(noAnswer.length === 0, `submits without a final answer after 20 attempts: ${noAnswer.length} (placed all the same: ${noAnswerPlaced}, each once)`);
+  check(notifyGaveUp === 0, `placed orders whose payment notification never got its 200 (30 attempts): ${notifyGaveUp}`);
   check(notPaid === 0, `paid orders not paid in the database: ${notPaid}`);
   check(shipmentsWrong.length === 0, `paid orders without exactly one paid shipment per sub-order: ${shipmentsWrong.length}${shipmentsWrong.length ? ` (e.g. ${JSON.stringify(byId.get(shipmentsWrong[0][0]))})` : ''}`);
   check(mailMissing === 0 && mailDuplicated === 0, `confirmation e-mails: ${mailMissing} missing, ${mailDuplicated} duplicated (${mailCounts.filter((n) => n === 1).length} exactly once)`);
