@@ -87,9 +87,10 @@ describe('an instance lost with requests on their way', () => {
       name: 'checkout',
       log: silentLog,
       identitySecret: TEST_IDENTITY_SECRET,
-      publicPaths: ['/catalog/products'],
+      publicPaths: ['/catalog/products', '/payments/notify'],
+      formPaths: ['/payments/notify'],
       routes: (router) => {
-        router.post('/catalog/products', (req) => {
+        router.post(['/catalog/products', '/payments/notify'], (req) => {
           seen.crashing += 1;
           req.socket.destroy();
         });
@@ -105,11 +106,16 @@ describe('an instance lost with requests on their way', () => {
       name: 'checkout',
       log: silentLog,
       identitySecret: TEST_IDENTITY_SECRET,
-      publicPaths: ['/catalog/products'],
+      publicPaths: ['/catalog/products', '/payments/notify'],
+      formPaths: ['/payments/notify'],
       routes: (router) => {
         router.post('/catalog/products', (req, res) => {
           seen.steady += 1;
           res.status(201).json({ instance: 'steady', got: req.body as unknown });
+        });
+        router.post('/payments/notify', (_req, res) => {
+          seen.steady += 1;
+          res.type('text/plain').send('OK');
         });
       },
     });
@@ -155,5 +161,15 @@ describe('an instance lost with requests on their way', () => {
     expect(plain.find((res) => res.status === 502)?.body).toMatchObject({ code: 'bad_gateway' });
     expect(seen.crashing - middle.crashing).toBe(1);
     expect(seen.steady - middle.steady).toBe(1);
+  });
+
+  it("the payment gateway's notification (a repeatable route) goes to the other instance without a key", async () => {
+    const gateway = await world.start({ CHECKOUT_URL: `${crashing.url},${steady.url}`, UPSTREAM_HEALTH_INTERVAL_MS: '0' });
+    const before = { ...seen };
+    const notify = () => request(gateway.url).post('/api/v1/payments/notify').type('form').send({ orderid: 'ABC123', status: '00' });
+    const answers = [await notify(), await notify()];
+    expect(answers.map((res) => res.status)).toEqual([200, 200]);
+    expect(seen.steady - before.steady).toBe(2);
+    expect(seen.crashing - before.crashing).toBeGreaterThanOrEqual(1);
   });
 });

@@ -18,7 +18,7 @@ import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type 
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
 import { routeOf } from './gate';
-import type { Upstream } from './route-table';
+import type { GatewayRoute, Upstream } from './route-table';
 import { UPSTREAM_TIMEOUT_CODE, bodyLimitOf, classifyProxyError, forwardHeaders } from './rules';
 import { isInstanceAway, mayRetryElsewhere, startHealthProbe, UpstreamPool } from './upstreams';
 
@@ -39,10 +39,10 @@ export interface UpstreamProxy {
   /** Mount after the route gate: proxies what the table sends upstream, passes the rest on. */
   middleware: RequestHandler;
   /**
-   * Sends a request that passed the gate to an instance of `upstream`, signed for `identity`;
-   * `req.url` is the path as received (/api/v1/...). Failures answer 502/503/504 problem+json.
+   * Sends a request that passed the gate to an instance of the route's upstream, signed for
+   * `identity`; `req.url` is the path as received (/api/v1/...). Failures answer 502/503/504 problem+json.
    */
-  forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, identity: Identity | null, requestId: string): void;
+  forward(req: IncomingMessage, res: ServerResponse, route: GatewayRoute & { to: Upstream }, identity: Identity | null, requestId: string): void;
   /** The base URL of the instance of `upstream` next in the rotation (the gateway's own calls to a service). */
   instanceOf(upstream: Upstream): string;
   /** Closes the pooled upstream sockets. */
@@ -62,6 +62,8 @@ interface InFlight {
   proxyReq?: ClientRequest;
   /** The attempt's connection to the instance is open (or was never seen opening: assumed open). */
   reachedInstance: boolean;
+  /** The service answers a repeat as the first one (an Idempotency-Key, or a `repeatable` route). */
+  repeatable: boolean;
   /** The client closed its connection before the answer: nothing more goes upstream for it. */
   clientGone: boolean;
 }
@@ -149,7 +151,7 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
           const pool = pools[sent.upstream];
           if (isInstanceAway(code, UPSTREAM_TIMEOUT_CODE)) pool.markDown(sent.url);
           // to the next instance, once, when that cannot do a request twice (mayRetryElsewhere)
-          const attempt = { reachedInstance: sent.reachedInstance, code, method: req.method ?? '', idempotencyKey: req.headers['idempotency-key'] !== undefined };
+          const attempt = { reachedInstance: sent.reachedInstance, code, method: req.method ?? '', repeatable: sent.repeatable };
           if (!sent.retried && pool.urls.length > 1 && mayRetryElsewhere(attempt) && isResponse(res) && !res.headersSent) {
             sent.retried = true;
             return send(req, res, sent);
@@ -186,7 +188,9 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
     writeProblem(res, req.method, problem.status, problem.code, problem.detail, requestId);
   };
 
-  const forward: UpstreamProxy['forward'] = (req, res, upstream, identity, requestId) => {
+  const forward: UpstreamProxy['forward'] = (req, res, route, identity, requestId) => {
+    const upstream = route.to;
+    const repeatable = route.repeatable === true || req.headers['idempotency-key'] !== undefined;
     const path = req.url ?? '/';
     const method = req.method ?? 'GET';
     // the signature covers the bytes as sent: an encoded body would be signed as something the service does not read
@@ -196,7 +200,7 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
         // the signature covers the method, the path exactly as forwarded (the upstream's req.originalUrl) and the body
         const signed = signIdentityHeaders(config.IDENTITY_SECRET, { method, path, bodySha256: bodySha256(body) }, identity, requestId);
         req.headers = forwardHeaders(req.headers, signed, requestId, body.length);
-        const sent: InFlight = { upstream, url: '', requestId, retried: false, body, clientGone: false, reachedInstance: true };
+        const sent: InFlight = { upstream, url: '', requestId, retried: false, body, clientGone: false, reachedInstance: true, repeatable };
         inFlight.set(req, sent);
         res.once('close', () => {
           if (!res.writableFinished) {
@@ -219,7 +223,7 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
     const route = routeOf(res);
     if (!route || route.to === 'gateway') return next();
     req.url = req.originalUrl; // keep /api/v1/... (express strips the mount path)
-    forward(req, res, route.to, req.identity, req.requestId);
+    forward(req, res, route as GatewayRoute & { to: Upstream }, req.identity, req.requestId); // `to` is an upstream: checked above
   };
   return {
     middleware,

@@ -120,13 +120,13 @@ describe('the rules of a failed attempt', () => {
   });
 
   test('a request that never reached the instance goes elsewhere whatever it is; one that may have, only when a repeat is harmless', () => {
-    const attempt = (reachedInstance: boolean, code: string, method: string, idempotencyKey = false) => mayRetryElsewhere({ reachedInstance, code, method, idempotencyKey });
+    const attempt = (reachedInstance: boolean, code: string, method: string, repeatable = false) => mayRetryElsewhere({ reachedInstance, code, method, repeatable });
     // the connection never opened: any request, body or not
     for (const code of ['ECONNREFUSED', 'EHOSTUNREACH', 'UPSTREAM_TIMEOUT']) {
       expect(attempt(false, code, 'POST')).toBe(true);
       expect(attempt(false, code, 'GET')).toBe(true);
     }
-    // the instance closed the connection without an answer: GET/HEAD, or a POST with an Idempotency-Key
+    // the instance closed the connection without an answer: GET/HEAD, or a repeatable POST (Idempotency-Key, or its route says so)
     expect(attempt(true, 'ECONNRESET', 'GET')).toBe(true);
     expect(attempt(true, 'ECONNRESET', 'HEAD')).toBe(true);
     expect(attempt(true, 'ECONNRESET', 'POST', true)).toBe(true);

@@ -27,8 +27,8 @@ export interface FailedAttempt {
   reachedInstance: boolean;
   code: string | undefined;
   method: string;
-  /** It carries an Idempotency-Key: the service answers a repeat with the first one's result. */
-  idempotencyKey: boolean;
+  /** The service answers a repeat as the first one: it carries an Idempotency-Key, or its route is `repeatable`. */
+  repeatable: boolean;
 }
 
 /**
@@ -36,13 +36,13 @@ export interface FailedAttempt {
  * whole body, so any request can be). One that never reached the instance (its connection did
  * not open: refused, unreachable, or no answer while connecting) may, whatever it is. One the
  * instance may have received goes again only when the instance closed the connection without an
- * answer (it crashed or was killed) and a repeat is harmless: GET/HEAD, or an Idempotency-Key. A
+ * answer (it crashed or was killed) and a repeat is harmless: GET/HEAD, or `repeatable`. A
  * timeout once connected is not sent again: the instance may still be working on it.
  */
 export function mayRetryElsewhere(attempt: FailedAttempt): boolean {
   if (!attempt.reachedInstance) return true;
   const closedWithoutAnswer = attempt.code === 'ECONNRESET' || attempt.code === 'EPIPE';
-  return closedWithoutAnswer && (attempt.method === 'GET' || attempt.method === 'HEAD' || attempt.idempotencyKey);
+  return closedWithoutAnswer && (attempt.method === 'GET' || attempt.method === 'HEAD' || attempt.repeatable);
 }
 
 interface Instance {
