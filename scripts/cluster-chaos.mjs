@@ -15,12 +15,13 @@
 // Not in .ci/run (minutes of a loaded machine); run by hand or by the bench (docs/deploy.md "Cluster").
 //
 // Flags: --duration <s> (default 90, at least 85: the faults are at fixed times), --rate <orders/s>
-// (default 20), --tag <image tag> (the service images pasar-<app>:<tag>, built when missing;
-// default cluster), --keep (leave the stack up). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE /
+// (default 20), --customers <n> (default 40: the orders go to them in turn), --tag <image tag> (the
+// service images pasar-<app>:<tag>, built when missing; default cluster), --keep (leave the stack
+// up), --logs <dir> (each container's log kept there, written before `down`). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE /
 // MAIL_IMAGE pick the third-party images; the pasar-local stand-ins when no registry answers.
 /* global fetch, AbortSignal, URLSearchParams */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -46,14 +47,21 @@ import {
 } from './docker-kit.mjs';
 
 const { values: flags } = parseArgs({
-  options: { duration: { type: 'string', default: '90' }, rate: { type: 'string', default: '20' }, tag: { type: 'string', default: 'cluster' }, keep: { type: 'boolean', default: false } },
+  options: {
+    duration: { type: 'string', default: '90' },
+    rate: { type: 'string', default: '20' },
+    customers: { type: 'string', default: '40' },
+    tag: { type: 'string', default: 'cluster' },
+    keep: { type: 'boolean', default: false },
+    logs: { type: 'string' },
+  },
 });
 const DURATION_S = Math.max(85, Number(flags.duration));
 const RATE = Number(flags.rate);
+const CUSTOMERS = Math.max(1, Number(flags.customers));
 const TAG = flags.tag;
 const FAULTS = { natsStopAt: 10, natsDownS: 20, killAt: 45, pauseAt: 62, pauseS: 10 };
 const DEMO_PASSWORD = 'pasar-demo-2026';
-const CUSTOMER = 'customer@pasar.local';
 const project = process.env.CHAOS_PROJECT ?? 'pasar-cluster';
 const failures = [];
 const say = (line) => console.log(`cluster-chaos: ${line}`);
@@ -176,6 +184,7 @@ const outcomes = new Map(); // Idempotency-Key -> 'placed' | 'refused' | 'no ans
 
 /** One customer's order: submit (retried with the same Idempotency-Key), then its payment notification (retried as the payment gateway does). */
 async function oneOrder(urls, session, productId) {
+  // session: { email, cookie, addressId } of the customer placing it
   const key = randomUUID();
   const body = JSON.stringify({ addressId: session.addressId, items: [{ productId, quantity: 1 }] });
   outcomes.set(key, 'no answer');
@@ -195,7 +204,7 @@ async function oneOrder(urls, session, productId) {
   }
   if (!placed) return;
   outcomes.set(key, 'placed');
-  const order = { shortId: placed.shortId, total: placed.total, productId, key, paid: false, placedAt: Date.now() };
+  const order = { shortId: placed.shortId, total: placed.total, productId, key, email: session.email, paid: false, placedAt: Date.now() };
   if (answered.has(placed.orderId)) order.duplicateAnswer = true;
   answered.set(placed.orderId, order);
   for (let attempt = 0; attempt < 30 && !order.paid; attempt++) {
@@ -211,14 +220,14 @@ async function oneOrder(urls, session, productId) {
 }
 
 /** Sends `RATE` orders a second for DURATION_S, the products taken in turn; resolves when every order has its answers. */
-async function load(urls, session, productIds) {
+async function load(urls, sessions, productIds) {
   const inFlight = [];
   loadStart.at = Date.now();
   const total = Math.round(RATE * DURATION_S);
   for (let i = 0; i < total; i++) {
     const due = loadStart.at + (i * 1000) / RATE;
     if (due > Date.now()) await sleep(due - Date.now());
-    inFlight.push(oneOrder(urls, session, productIds[i % productIds.length]));
+    inFlight.push(oneOrder(urls, sessions[i % sessions.length], productIds[i % productIds.length]));
   }
   await Promise.all(inFlight);
 }
@@ -334,15 +343,28 @@ async function faults() {
 // ------------------------------------------------------------------ setup and checks
 async function setup(urls) {
   const seed = await run('npx', ['tsx', 'tools/stack/src/compose-seed.ts'], {
-    env: { NATS_URL: urls.nats, NATS_NKEY_SEED: natsSeed('stack'), GATEWAY_URL: urls.gatewayRoot, ADMIN_EMAIL: env.ADMIN_EMAIL, ADMIN_PASSWORD: env.ADMIN_PASSWORD, DEMO_PASSWORD },
+    // the load comes from many customers, as a shop's does: one customer's payments take its
+    // points account in turn (tools/stack/src/seed.ts seedLoadCustomers)
+    env: { NATS_URL: urls.nats, NATS_NKEY_SEED: natsSeed('stack'), GATEWAY_URL: urls.gatewayRoot, ADMIN_EMAIL: env.ADMIN_EMAIL, ADMIN_PASSWORD: env.ADMIN_PASSWORD, DEMO_PASSWORD, LOAD_CUSTOMERS: String(CUSTOMERS) },
     timeoutMs: 300_000,
   });
-  if (!check(seed.code === 0, 'the demo data is seeded (tools/stack/src/compose-seed.ts)')) throw new Error(seed.out);
-  const signIn = await api(`${urls.gateway}/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: CUSTOMER, password: DEMO_PASSWORD }) });
-  if (signIn.status !== 200) throw new Error(`sign-in: ${signIn.status} ${signIn.text.slice(0, 200)}`);
-  const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const addresses = await api(`${urls.gateway}/account/addresses`, { headers: { cookie } });
-  const addressId = (addresses.json ?? []).find((a) => a.is_default)?.id ?? addresses.json?.[0]?.id;
+  if (!check(seed.code === 0, `the demo data and ${CUSTOMERS} customers are seeded (tools/stack/src/compose-seed.ts)`)) throw new Error(seed.out);
+  const { loadCustomers } = JSON.parse(seed.out.trim().split('\n').at(-1));
+  const sessions = [];
+  for (const email of loadCustomers) {
+    const signIn = await api(`${urls.gateway}/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: DEMO_PASSWORD }) });
+    if (signIn.status !== 200) throw new Error(`sign-in of ${email}: ${signIn.status} ${signIn.text.slice(0, 200)}`);
+    const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const addresses = await api(`${urls.gateway}/account/addresses`, { headers: { cookie } });
+    sessions.push({ email, cookie, addressId: (addresses.json ?? []).find((a) => a.is_default)?.id ?? addresses.json?.[0]?.id });
+  }
+  // checkout knows each customer (its user replica, by event): the confirmation e-mails go out at once
+  const emails = loadCustomers.map((e) => `'${e}'`).join(',');
+  let customerIds = [];
+  for (let i = 0; i < 60 && customerIds.length < loadCustomers.length; i++) {
+    customerIds = rows(await psql(`SELECT user_id FROM checkout.user_replica WHERE email IN (${emails});`)).map(([id]) => id);
+    if (customerIds.length < loadCustomers.length) await sleep(1000);
+  }
   // the demo's products without variants: one keeps plenty of stock, one a little (it sells out
   // under the load: the oversell check has something to check)
   const products = rows(await psql(`SELECT p.id FROM checkout.product p WHERE p.status = 'live' AND NOT EXISTS (SELECT 1 FROM checkout.product_variant v WHERE v.product_id = p.id) ORDER BY p.created_at LIMIT 2;`)).map(([id]) => id);
@@ -350,9 +372,8 @@ async function setup(urls) {
   const scarce = Math.max(10, Math.round((RATE * DURATION_S) / 10));
   await psql(`UPDATE checkout.product SET stock = ${RATE * DURATION_S * 2} WHERE id = '${products[0]}'; UPDATE checkout.product SET stock = ${scarce} WHERE id = '${products[1]}';`);
   const initialStock = Object.fromEntries(rows(await psql(`SELECT id, stock FROM checkout.product WHERE id IN ('${products.join("','")}');`)).map(([id, stock]) => [id, Number(stock)]));
-  const customerId = (await psql(`SELECT user_id FROM checkout.user_replica WHERE email = '${CUSTOMER}';`)).split('\n')[0];
-  say(`customer ${CUSTOMER}, products ${products.join(', ')} (stock ${products.map((p) => initialStock[p]).join(' / ')})`);
-  return { session: { cookie, addressId }, products, initialStock, customerId };
+  say(`${sessions.length} customers (${customerIds.length} known to checkout), products ${products.join(', ')} (stock ${products.map((p) => initialStock[p]).join(' / ')})`);
+  return { sessions, products, initialStock, customerIds };
 }
 
 /** Every message id and subject the mail catcher has held (it keeps the newest 1000: read often). */
@@ -375,7 +396,7 @@ function mailCollector(urls) {
     await readMail(urls);
   };
 }
-const confirmationsOf = (shortId) => [...mails.values()].filter((m) => m.Subject === `Order ${shortId} confirmed` && m.To?.some((t) => t.Address === CUSTOMER)).length;
+const confirmationsOf = (order) => [...mails.values()].filter((m) => m.Subject === `Order ${order.shortId} confirmed` && m.To?.some((t) => t.Address === order.email)).length;
 
 async function verify(urls, ctx) {
   const placed = [...answered.entries()];
@@ -388,7 +409,7 @@ async function verify(urls, ctx) {
   while (Date.now() - t0 < 180_000) {
     await readMail(urls);
     byId = new Map(rows(await orderRows()).map(([id, status, subs, shipments, paidShipments]) => [id, { status, subs: Number(subs), shipments: Number(shipments), paidShipments: Number(paidShipments) }]));
-    const settled = paid.every(([id, o]) => byId.get(id)?.status === 'paid' && byId.get(id).paidShipments === byId.get(id).subs && confirmationsOf(o.shortId) >= 1);
+    const settled = paid.every(([id, o]) => byId.get(id)?.status === 'paid' && byId.get(id).paidShipments === byId.get(id).subs && confirmationsOf(o) >= 1);
     if (settled) break;
     await sleep(3000);
   }
@@ -398,10 +419,10 @@ async function verify(urls, ctx) {
   byId = new Map(rows(await orderRows()).map(([id, status, subs, shipments, paidShipments]) => [id, { status, subs: Number(subs), shipments: Number(shipments), paidShipments: Number(paidShipments) }]));
 
   const lost = placed.filter(([id]) => !byId.has(id)).length;
-  if (!ctx.customerId && placed.length) ctx.customerId = await psql(`SELECT customer_id FROM checkout."order" WHERE id = '${placed[0][0]}';`);
+  const customers = `customer_id IN (${ctx.customerIds.map((id) => `'${id}'`).join(',')})`;
   // one order per Idempotency-Key (one customer's intent): a key with two orders, an order under a
   // key never sent, or a 201 naming another order than the one its key holds is a duplicate
-  const ordersOfLoad = rows(await psql(`SELECT idempotency_key, id FROM checkout."order" WHERE customer_id = '${ctx.customerId}' AND created_at >= to_timestamp(${loadStart.at / 1000});`));
+  const ordersOfLoad = rows(await psql(`SELECT idempotency_key, id FROM checkout."order" WHERE ${customers} AND created_at >= to_timestamp(${loadStart.at / 1000});`));
   const ordersByKey = new Map();
   for (const [key, id] of ordersOfLoad) ordersByKey.set(key, [...(ordersByKey.get(key) ?? []), id]);
   const keyDuplicates = [...ordersByKey.values()].reduce((n, ids) => n + ids.length - 1, 0);
@@ -414,17 +435,17 @@ async function verify(urls, ctx) {
   const notifyGaveUp = placed.length - paid.length;
   const notPaid = paid.filter(([id]) => byId.get(id)?.status !== 'paid').length;
   const shipmentsWrong = paid.filter(([id]) => byId.get(id) && (byId.get(id).shipments !== byId.get(id).subs || byId.get(id).paidShipments !== byId.get(id).subs));
-  const mailCounts = paid.map(([, o]) => confirmationsOf(o.shortId));
+  const mailCounts = paid.map(([, o]) => confirmationsOf(o));
   const mailMissing = mailCounts.filter((n) => n === 0).length;
   const mailDuplicated = mailCounts.filter((n) => n > 1).length;
   const finalStock = Object.fromEntries(rows(await psql(`SELECT id, stock FROM checkout.product WHERE id IN ('${ctx.products.join("','")}');`)).map(([id, stock]) => [id, Number(stock)]));
-  const heldByOrders = Object.fromEntries(rows(await psql(`SELECT i.product_id, sum(i.quantity) FROM checkout.order_item i JOIN checkout."order" o ON o.id = i.order_id WHERE o.customer_id = '${ctx.customerId}' AND o.created_at >= to_timestamp(${loadStart.at / 1000}) AND o.status NOT IN ('cancelled', 'expired', 'payment_failed') GROUP BY i.product_id;`)).map(([id, n]) => [id, Number(n)]));
+  const heldByOrders = Object.fromEntries(rows(await psql(`SELECT i.product_id, sum(i.quantity) FROM checkout.order_item i JOIN checkout."order" o ON o.id = i.order_id WHERE o.${customers} AND o.created_at >= to_timestamp(${loadStart.at / 1000}) AND o.status NOT IN ('cancelled', 'expired', 'payment_failed') GROUP BY i.product_id;`)).map(([id, n]) => [id, Number(n)]));
   const oversold = ctx.products.filter((p) => finalStock[p] < 0 || ctx.initialStock[p] - finalStock[p] !== (heldByOrders[p] ?? 0));
 
   console.log('');
   say(`load: ${Math.round(RATE * DURATION_S)} orders sent at ${RATE}/s for ${DURATION_S} s; ${placed.length} answered 201, ${paid.length} paid; refused (4xx): ${JSON.stringify(refused)}`);
   check(lost === 0, `lost: ${lost} (orders answered 201 that are not in the database)`);
-  check(duplicatedOrders === 0, `duplicated orders: ${duplicatedOrders} (${ordersOfLoad.length} orders of the customer in the database under ${ordersByKey.size} keys; ${keyDuplicates} second orders of a key, ${unknownKeys} under a key never sent, ${otherOrderAnswered} 201s naming another order than their key's)`);
+  check(duplicatedOrders === 0, `duplicated orders: ${duplicatedOrders} (${ordersOfLoad.length} orders of the customers in the database under ${ordersByKey.size} keys; ${keyDuplicates} second orders of a key, ${unknownKeys} under a key never sent, ${otherOrderAnswered} 201s naming another order than their key's)`);
   check(noAnswer.length === 0, `submits without a final answer after 20 attempts: ${noAnswer.length} (placed all the same: ${noAnswerPlaced}, each once)`);
   check(notifyGaveUp === 0, `placed orders whose payment notification never got its 200 (30 attempts): ${notifyGaveUp}`);
   check(notPaid === 0, `paid orders not paid in the database: ${notPaid}`);
@@ -458,7 +479,7 @@ try {
   const urls = await up();
   const ctx = await setup(urls);
   const stopMail = mailCollector(urls);
-  const loadDone = load(urls, ctx.session, ctx.products);
+  const loadDone = load(urls, ctx.sessions, ctx.products);
   await faults();
   await loadDone;
   await stopMail();
@@ -475,6 +496,13 @@ try {
   }
 } finally {
   if (upStarted) {
+    if (flags.logs) {
+      mkdirSync(flags.logs, { recursive: true });
+      for (const service of Object.keys(await containers().catch(() => ({})))) {
+        writeFileSync(join(flags.logs, `${service}.log`), (await compose.run(['logs', '--no-color', service])).out);
+      }
+      say(`the containers' logs are in ${flags.logs}`);
+    }
     if (flags.keep) say(`--keep: the stack stays up (${composeCmd.join(' ')} -p ${project} ... down -v)`);
     else {
       const down = await compose.run(['down', '-v', '--remove-orphans', '--timeout', '10'], { timeoutMs: 300_000 });
