@@ -1,4 +1,6 @@
 /** The gateway in front of two instances of a service: spread, skip the stopped one, take it back. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createService, type RunningServer } from '@pasar/service-kit';
 import { TEST_IDENTITY_SECRET, freePort, silentLog } from '@pasar/testkit';
 import request from 'supertest';
@@ -171,5 +173,40 @@ describe('an instance lost with requests on their way', () => {
     expect(answers.map((res) => res.status)).toEqual([200, 200]);
     expect(seen.steady - before.steady).toBe(2);
     expect(seen.crashing - before.crashing).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('with the active probe', () => {
+  it('an instance the probe finds unhealthy gets no request at all, not even a trial, until its /healthz answers 200', async () => {
+    const world = await createTestWorld();
+    let healthy = false;
+    const seen = { sick: 0 };
+    // a plain HTTP instance: /healthz says whether it is healthy, the catalog answers whatever it says
+    const sickServer = createServer((req, res) => {
+      if (req.url === '/healthz') return void res.writeHead(healthy ? 200 : 503).end();
+      seen.sick += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ instance: 'sick' }));
+    });
+    await new Promise<void>((resolve) => sickServer.listen(0, '127.0.0.1', () => resolve()));
+    const sick = { url: `http://127.0.0.1:${(sickServer.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => sickServer.close(() => resolve())) };
+    const first = await startInstance('first');
+    try {
+      const gateway = await world.start({ CHECKOUT_URL: `${first.url},${sick.url}`, UPSTREAM_HEALTH_INTERVAL_MS: '100', UPSTREAM_RETRY_DOWN_AFTER_MS: '100' });
+      // the probe has found it unhealthy; well past the retry delay, every request goes to the first one
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const before = seen.sick;
+      for (let round = 0; round < 4; round += 1) {
+        expect(await instancesAnswering(gateway.url, 3)).toEqual(['first', 'first', 'first']);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      expect(seen.sick).toBe(before);
+      healthy = true;
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await instancesAnswering(gateway.url, 4)).toContain('sick');
+    } finally {
+      await world.close();
+      await first.close();
+      await sick.close();
+    }
   });
 });

@@ -90,7 +90,9 @@ interface ProxyPasses {
 export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamProxy {
   // as many idle sockets kept as may be open: a burst does not close and reopen connections
   const agent = new Agent({ keepAlive: true, maxSockets: config.UPSTREAM_MAX_SOCKETS, maxFreeSockets: config.UPSTREAM_MAX_SOCKETS, timeout: 60_000 });
-  const poolOptions = { retryDownAfterMs: config.UPSTREAM_RETRY_DOWN_AFTER_MS, maxInFlight: config.UPSTREAM_MAX_SOCKETS };
+  // trial requests only without the probe: with it, a client's request never goes to an instance known down
+  const probing = config.UPSTREAM_HEALTH_INTERVAL_MS > 0;
+  const poolOptions = { ...(probing ? {} : { retryDownAfterMs: config.UPSTREAM_RETRY_DOWN_AFTER_MS }), maxInFlight: config.UPSTREAM_MAX_SOCKETS };
   const pools: Record<Upstream, UpstreamPool> = {
     checkout: new UpstreamPool('checkout', config.CHECKOUT_URL, poolOptions),
     b2b: new UpstreamPool('b2b', config.B2B_URL, poolOptions),

@@ -92,6 +92,16 @@ describe('UpstreamPool', () => {
     expect([pool.pick(), pool.pick()]).toEqual([A, A]);
   });
 
+  test('without retryDownAfterMs a down instance gets no trial: only markUp (the probe) brings it back', () => {
+    const time = manualClock();
+    const pool = new UpstreamPool('checkout', [A, B], { clock: time.clock, maxInFlight: 10 });
+    pool.markDown(B);
+    time.advance(3_600_000);
+    expect([pool.pick(), pool.pick(), pool.take(), pool.take()]).toEqual([A, A, A, A]);
+    pool.markUp(B);
+    expect(new Set([pool.pick(), pool.pick()])).toEqual(new Set([A, B]));
+  });
+
   test('when every instance is down it still names one (the one down the longest), so the caller gets a clear 503', () => {
     const time = manualClock();
     const pool = new UpstreamPool('checkout', [A, B], { clock: time.clock, retryDownAfterMs: 60_000 });

@@ -56,7 +56,10 @@ interface Instance {
 }
 
 export interface UpstreamPoolOptions {
-  /** Without an active probe, a down instance gets one trial request this long after it failed (and after each failed trial). */
+  /**
+   * A down instance gets one trial request this long after it failed (and after each failed
+   * trial); undefined: never, the active probe (startHealthProbe) brings it back.
+   */
   retryDownAfterMs?: number;
   /** Requests one instance takes at a time (take); default no limit. */
   maxInFlight?: number;
@@ -77,7 +80,7 @@ export class UpstreamPool {
   ) {
     if (urls.length === 0) throw new Error(`no instance URL for ${service}`);
     this.instances = urls.map((url) => ({ url, inFlight: 0 }));
-    this.retryDownAfterMs = options.retryDownAfterMs ?? 5_000;
+    this.retryDownAfterMs = options.retryDownAfterMs ?? Number.POSITIVE_INFINITY;
     this.maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
     this.clock = options.clock ?? Date.now;
   }
