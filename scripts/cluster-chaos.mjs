@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm run cluster:chaos`: the production topology of deploy/compose/cluster.yml (three NATS
-// JetStream nodes, streams at three replicas, two instances of every service, one PostgreSQL) under
-// a steady load of orders placed and paid through the gateway, while it breaks things:
+// JetStream nodes, streams at three replicas, two instances of every service, one PostgreSQL; the
+// NATS users of `npm run nats:config -- --out .data/nats-users --with-stack` and a random route
+// password) under a steady load of orders placed and paid through the gateway, while it breaks
+// things:
 //   1. stops the NATS node that leads the CHECKOUT stream, waits 20 s, starts it again;
 //   2. kills one checkout and one vendor container with SIGKILL (their main process, from the
 //      host) and lets the restart policy bring them back;
@@ -13,34 +15,54 @@
 // Not in .ci/run (minutes of a loaded machine); run by hand or by the bench (docs/deploy.md "Cluster").
 //
 // Flags: --duration <s> (default 90, at least 85: the faults are at fixed times), --rate <orders/s>
-// (default 20), --tag <image tag> (the service images pasar-<app>:<tag>, built when missing;
-// default cluster), --keep (leave the stack up). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE /
+// (default 20), --customers <n> (default 40: the orders go to them in turn), --tag <image tag> (the
+// service images pasar-<app>:<tag>, built when missing; default cluster), --keep (leave the stack
+// up), --logs <dir> (each container's log kept there, written before `down`). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE /
 // MAIL_IMAGE pick the third-party images; the pasar-local stand-ins when no registry answers.
-/* global fetch, AbortSignal, setTimeout, clearTimeout, URLSearchParams */
-import { spawn } from 'node:child_process';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+/* global fetch, AbortSignal, URLSearchParams */
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
+import {
+  buildServiceImages,
+  composeCommand,
+  composeProject,
+  docker,
+  engineVersion,
+  freePort,
+  must,
+  natsSeed,
+  natsUsers,
+  root,
+  run,
+  seconds,
+  secret,
+  sleep,
+  stackSecrets,
+  thirdPartyImages,
+  withBuildMachineCAs,
+  writeEnvFile,
+} from './docker-kit.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags } = parseArgs({
-  options: { duration: { type: 'string', default: '90' }, rate: { type: 'string', default: '20' }, tag: { type: 'string', default: 'cluster' }, keep: { type: 'boolean', default: false } },
+  options: {
+    duration: { type: 'string', default: '90' },
+    rate: { type: 'string', default: '20' },
+    customers: { type: 'string', default: '40' },
+    tag: { type: 'string', default: 'cluster' },
+    keep: { type: 'boolean', default: false },
+    logs: { type: 'string' },
+  },
 });
 const DURATION_S = Math.max(85, Number(flags.duration));
 const RATE = Number(flags.rate);
+const CUSTOMERS = Math.max(1, Number(flags.customers));
 const TAG = flags.tag;
 const FAULTS = { natsStopAt: 10, natsDownS: 20, killAt: 45, pauseAt: 62, pauseS: 10 };
-const SERVICES = { gateway: 8080, checkout: 4001, b2b: 4002, vendor: 4003, admin: 4004, notifier: 4005 };
-const UPSTREAM = { NODE_IMAGE: 'node:20-bookworm-slim', POSTGRES_IMAGE: 'postgres:16', NATS_IMAGE: 'nats:2.10-alpine', MAIL_IMAGE: 'axllent/mailpit' };
-const STAND_IN = { NODE_IMAGE: ['node', 'pasar-local/node:20'], POSTGRES_IMAGE: ['postgres', 'pasar-local/postgres:15'], NATS_IMAGE: ['nats', 'pasar-local/nats:2.9'], MAIL_IMAGE: ['mail', 'pasar-local/mailcatcher'] };
 const DEMO_PASSWORD = 'pasar-demo-2026';
-const CUSTOMER = 'customer@pasar.local';
 const project = process.env.CHAOS_PROJECT ?? 'pasar-cluster';
-const docker = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
 const failures = [];
 const say = (line) => console.log(`cluster-chaos: ${line}`);
 const check = (ok, what) => {
@@ -48,118 +70,29 @@ const check = (ok, what) => {
   if (!ok) failures.push(what);
   return ok;
 };
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const seconds = (ms) => (ms === undefined ? 'n/a' : `${(ms / 1000).toFixed(1)} s`);
-
-/** Runs a command; resolves { code, out } (stdout + stderr), never rejects. */
-function run(cmd, args, { env, timeoutMs = 10 * 60_000, input } = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
-    // a command that exits before reading its input (kill, docker stop) must not crash the run
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input ?? '');
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      resolve({ code: -1, out: `${out}${err.message}` });
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, out });
-    });
-  });
-}
-async function must(cmd, args, options) {
-  const result = await run(cmd, args, options);
-  if (result.code !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${result.code}):\n${result.out.trim().split('\n').slice(-30).join('\n')}`);
-  return result.out;
-}
 
 // ------------------------------------------------------------------ images and the stack
-const images = { ...UPSTREAM };
-for (const name of Object.keys(UPSTREAM)) if (process.env[name]) images[name] = process.env[name];
+let images;
 
 async function ensureImages() {
-  const missing = [];
-  for (const [name, image] of Object.entries(images)) {
-    if ((await run(docker, ['image', 'inspect', image])).code === 0) continue;
-    if ((await run(docker, ['image', 'inspect', STAND_IN[name][1]])).code === 0) {
-      images[name] = STAND_IN[name][1];
-      continue;
-    }
-    if ((await run(docker, ['pull', image], { timeoutMs: 120_000 })).code === 0) continue;
-    missing.push(name);
-  }
-  if (missing.length) {
-    say(`building the local stand-ins: ${missing.map((n) => STAND_IN[n][0]).join(', ')}`);
-    await must('bash', [join(root, 'deploy/compose/offline/build.sh'), ...missing.map((n) => STAND_IN[n][0])], { env: { DOCKER: docker } });
-    for (const name of missing) images[name] = STAND_IN[name][1];
-  }
-  const caFile = join(root, 'deploy/compose/certs/cluster-chaos-build-machine.pem');
-  for (const [app, port] of Object.entries(SERVICES)) {
-    if ((await run(docker, ['image', 'inspect', `pasar-${app}:${TAG}`])).code === 0) continue;
-    if (existsSync('/etc/ssl/certs/ca-certificates.crt') && !existsSync(caFile)) copyFileSync('/etc/ssl/certs/ca-certificates.crt', caFile);
-    say(`building pasar-${app}:${TAG}`);
-    try {
-      await must(docker, ['build', '-q', '--build-arg', `APP=${app}`, '--build-arg', `PORT=${port}`, '--build-arg', `NODE_IMAGE=${images.NODE_IMAGE}`, '-t', `pasar-${app}:${TAG}`, '.'], { env: { DOCKER_BUILDKIT: '0' }, timeoutMs: 30 * 60_000 });
-    } finally {
-      rmSync(caFile, { force: true });
-    }
-  }
-}
-
-function freePort(preferred) {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => {
-      const any = createServer();
-      any.listen(0, '127.0.0.1', () => {
-        const { port } = any.address();
-        any.close(() => resolve(port));
-      });
-    });
-    server.listen(preferred, '0.0.0.0', () => server.close(() => resolve(preferred)));
+  await withBuildMachineCAs('cluster-chaos', async () => {
+    images = await thirdPartyImages({ standInsFirst: true, say });
+    await buildServiceImages({ tag: TAG, nodeImage: images.NODE_IMAGE, onlyMissing: true, say });
   });
 }
 
 const workDir = mkdtempSync(join(tmpdir(), `${project}-`));
-const secret = (bytes = 24) => randomBytes(bytes).toString('base64url');
-const env = {
-  IDENTITY_SECRET: secret(32),
-  ADMIN_EMAIL: 'admin@pasar.local',
-  ADMIN_PASSWORD: secret(),
-  PAYMENT_MERCHANT_ID: `merchant_${secret(6)}`,
-  PAYMENT_VERIFY_KEY: secret(),
-  PAYMENT_SECRET_KEY: secret(),
-  POSTGRES_PASSWORD: secret(),
-  LABEL_SIGNING_KEY: secret(32),
-};
+// the routes between the NATS nodes authenticate with this (deploy/compose/cluster.yml)
+const env = { ...stackSecrets(), NATS_ROUTE_PASSWORD: secret() };
 const envFile = join(workDir, 'cluster.env');
 // smoke.yml publishes the first NATS node on 127.0.0.1 for the demo seed (rpc)
-const composeFiles = ['-f', join(root, 'docker-compose.yml'), '-f', join(root, 'deploy/compose/smoke.yml'), '-f', join(root, 'deploy/compose/cluster.yml')];
-let compose;
-let composeEnv;
-const composeRun = (args, options = {}) => run(compose[0], [...compose.slice(1), '-p', project, '--env-file', envFile, ...composeFiles, ...args], { ...options, env: composeEnv });
-async function composeMust(args, options) {
-  const result = await composeRun(args, options);
-  if (result.code !== 0) throw new Error(`compose ${args.join(' ')} failed (${result.code}):\n${result.out.trim().split('\n').slice(-30).join('\n')}`);
-  return result.out;
-}
+const composeFiles = [join(root, 'docker-compose.yml'), join(root, 'deploy/compose/smoke.yml'), join(root, 'deploy/compose/cluster.yml')];
+let composeCmd; // [cmd, ...prefixArgs]
+let compose; // the compose project (docker-kit composeProject)
 
-/** service name -> { id, status, health, restarts } of the project's containers. */
+/** service name -> { id, status, health, restarts, pid } of the project's containers. */
 async function containers() {
-  const ids = (await composeMust(['ps', '-q'])).split('\n').filter(Boolean);
-  if (!ids.length) return {};
-  const out = await must(docker, ['inspect', '--format', '{{.Id}} {{index .Config.Labels "com.docker.compose.service"}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.RestartCount}} {{.State.Pid}}', ...ids]);
-  const byService = {};
-  for (const line of out.trim().split('\n')) {
-    const [id, service, status, health, restarts, pid] = line.split(' ');
-    byService[service] = { id, status, health, restarts: Number(restarts), pid: Number(pid) };
-  }
-  return byService;
+  return Object.fromEntries((await compose.containers()).map((c) => [c.service, c]));
 }
 
 const healthy = (c) => c && c.status === 'running' && (c.health === 'healthy' || c.health === 'none');
@@ -168,28 +101,22 @@ async function up() {
   const gatewayPort = await freePort(18080);
   const mailPort = await freePort(18025);
   const natsPort = await freePort(14322);
-  writeFileSync(envFile, `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
-  composeEnv = { ...process.env, ...images, PASAR_TAG: TAG, GATEWAY_PORT: String(gatewayPort), MAIL_UI_PORT: String(mailPort), SMOKE_NATS_PORT: String(natsPort), RATE_LIMIT_PAYMENT_NOTIFY: '1000000/1m', COMPOSE_HTTP_TIMEOUT: '600', DOCKER_CLIENT_TIMEOUT: '600', CLUSTER_HEALTH_TIMEOUT: process.env.CLUSTER_HEALTH_TIMEOUT ?? '30s' };
+  writeEnvFile(envFile, env);
+  compose.setEnv({ ...images, PASAR_TAG: TAG, GATEWAY_PORT: String(gatewayPort), MAIL_UI_PORT: String(mailPort), SMOKE_NATS_PORT: String(natsPort), RATE_LIMIT_PAYMENT_NOTIFY: '1000000/1m', COMPOSE_HTTP_TIMEOUT: '600', DOCKER_CLIENT_TIMEOUT: '600', CLUSTER_HEALTH_TIMEOUT: process.env.CLUSTER_HEALTH_TIMEOUT ?? '30s' });
   const t0 = Date.now();
   // a busy engine can time compose out while it creates containers: `up` again picks up from there
   for (let attempt = 1; ; attempt++) {
     // --no-deps: every container at once, without compose's wait for healthy dependencies (which
     // gives up on a busy machine); a service that starts before PostgreSQL or NATS answer exits and
     // its restart policy starts it again, and the loop below waits for all of them
-    const result = await composeRun(['up', '-d', '--no-build', '--no-deps'], { timeoutMs: 20 * 60_000 });
+    const result = await compose.run(['up', '-d', '--no-build', '--no-deps'], { timeoutMs: 20 * 60_000 });
     if (result.code === 0) break;
     if (attempt === 3) throw new Error(`compose up failed:\n${result.out.trim().split('\n').slice(-20).join('\n')}`);
     say(`compose up failed (attempt ${attempt}), again: ${result.out.trim().split('\n').at(-1)}`);
   }
-  let last = {};
-  while (Date.now() - t0 < 15 * 60_000) {
-    last = await containers();
-    // the mail catcher only has to run: its healthcheck is not what is tested here
-    if (Object.keys(last).length >= 16 && Object.entries(last).every(([service, c]) => healthy(c) || (service === 'mailpit' && c.status === 'running'))) break;
-    await sleep(3000);
-  }
-  const bad = Object.entries(last).filter(([service, c]) => !healthy(c) && !(service === 'mailpit' && c.status === 'running'));
-  if (bad.length) throw new Error(`not healthy: ${bad.map(([s, c]) => `${s} ${c.status}/${c.health}`).join(', ')}`);
+  // the mail catcher only has to run: its healthcheck is not what is tested here (the logs of
+  // what is not healthy are printed by the failure's report below)
+  await compose.waitHealthy({ what: 'compose up', timeoutMs: 15 * 60_000, count: 16, runningIsEnough: ['mailpit'], intervalMs: 3000, logs: false });
   say(`16 containers healthy in ${seconds(Date.now() - t0)} (gateway 127.0.0.1:${gatewayPort}, mail API 127.0.0.1:${mailPort})`);
   return { gateway: `http://127.0.0.1:${gatewayPort}/api/v1`, mail: `http://127.0.0.1:${mailPort}`, nats: `nats://127.0.0.1:${natsPort}`, gatewayRoot: `http://127.0.0.1:${gatewayPort}` };
 }
@@ -200,10 +127,13 @@ async function psql(sql) {
 }
 const rows = (text) => (text ? text.split('\n').map((line) => line.split('\t')) : []);
 
-/** The CHECKOUT stream as the monitoring endpoint (/jsz) of a running NATS node sees it. */
-async function checkoutStream() {
+/**
+ * The CHECKOUT stream as the monitoring endpoint (/jsz) of a running NATS node sees it (of `only`
+ * that node when given). Only the stream's leader knows whether its replicas are current.
+ */
+async function checkoutStream(only) {
   const all = await containers();
-  for (const service of ['nats', 'nats-2', 'nats-3']) {
+  for (const service of only ? [only] : ['nats', 'nats-2', 'nats-3']) {
     const c = all[service];
     if (!c || c.status !== 'running') continue;
     const res = await run(docker, ['exec', c.id, 'wget', '-q', '-O', '-', 'http://127.0.0.1:8222/jsz?accounts=true&streams=true&config=true'], { timeoutMs: 10_000 });
@@ -250,11 +180,14 @@ const loadStart = { at: 0 };
 const errors = []; // { at (when the request was sent), status (0: no answer within 30 s), what }
 const answered = new Map(); // orderId -> { shortId, total, productId, key, paid, placedAt }
 const refused = {}; // status -> count (4xx answers: insufficient stock when a product sells out)
+const outcomes = new Map(); // Idempotency-Key -> 'placed' | 'refused' | 'no answer' (the submit's last word)
 
 /** One customer's order: submit (retried with the same Idempotency-Key), then its payment notification (retried as the payment gateway does). */
 async function oneOrder(urls, session, productId) {
+  // session: { email, cookie, addressId } of the customer placing it
   const key = randomUUID();
   const body = JSON.stringify({ addressId: session.addressId, items: [{ productId, quantity: 1 }] });
+  outcomes.set(key, 'no answer');
   let placed;
   for (let attempt = 0; attempt < 20 && !placed; attempt++) {
     const sentAt = Date.now();
@@ -265,11 +198,13 @@ async function oneOrder(urls, session, productId) {
       await sleep(1000);
     } else {
       refused[`${res.status} ${res.json?.code ?? ''}`.trim()] = (refused[`${res.status} ${res.json?.code ?? ''}`.trim()] ?? 0) + 1;
+      outcomes.set(key, 'refused');
       return;
     }
   }
   if (!placed) return;
-  const order = { shortId: placed.shortId, total: placed.total, productId, key, paid: false, placedAt: Date.now() };
+  outcomes.set(key, 'placed');
+  const order = { shortId: placed.shortId, total: placed.total, productId, key, email: session.email, paid: false, placedAt: Date.now() };
   if (answered.has(placed.orderId)) order.duplicateAnswer = true;
   answered.set(placed.orderId, order);
   for (let attempt = 0; attempt < 30 && !order.paid; attempt++) {
@@ -285,14 +220,14 @@ async function oneOrder(urls, session, productId) {
 }
 
 /** Sends `RATE` orders a second for DURATION_S, the products taken in turn; resolves when every order has its answers. */
-async function load(urls, session, productIds) {
+async function load(urls, sessions, productIds) {
   const inFlight = [];
   loadStart.at = Date.now();
   const total = Math.round(RATE * DURATION_S);
   for (let i = 0; i < total; i++) {
     const due = loadStart.at + (i * 1000) / RATE;
     if (due > Date.now()) await sleep(due - Date.now());
-    inFlight.push(oneOrder(urls, session, productIds[i % productIds.length]));
+    inFlight.push(oneOrder(urls, sessions[i % sessions.length], productIds[i % productIds.length]));
   }
   await Promise.all(inFlight);
 }
@@ -340,7 +275,8 @@ async function natsLeaderFault() {
   let caughtUpAt;
   while (Date.now() - startedAt < 120_000 && !caughtUpAt) {
     const c = (await containers())[service];
-    const stream = await checkoutStream();
+    const seen = await checkoutStream();
+    const stream = seen?.cluster?.leader ? await checkoutStream(nodeService(seen.cluster.leader)) : undefined;
     const back = stream?.cluster?.replicas?.find((r) => r.name === leader);
     if (healthy(c) && (stream?.cluster?.leader === leader || (back && back.current))) caughtUpAt = Date.now();
     else await sleep(500);
@@ -407,15 +343,28 @@ async function faults() {
 // ------------------------------------------------------------------ setup and checks
 async function setup(urls) {
   const seed = await run('npx', ['tsx', 'tools/stack/src/compose-seed.ts'], {
-    env: { NATS_URL: urls.nats, GATEWAY_URL: urls.gatewayRoot, ADMIN_EMAIL: env.ADMIN_EMAIL, ADMIN_PASSWORD: env.ADMIN_PASSWORD, DEMO_PASSWORD },
+    // the load comes from many customers, as a shop's does: one customer's payments take its
+    // points account in turn (tools/stack/src/seed.ts seedLoadCustomers)
+    env: { NATS_URL: urls.nats, NATS_NKEY_SEED: natsSeed('stack'), GATEWAY_URL: urls.gatewayRoot, ADMIN_EMAIL: env.ADMIN_EMAIL, ADMIN_PASSWORD: env.ADMIN_PASSWORD, DEMO_PASSWORD, LOAD_CUSTOMERS: String(CUSTOMERS) },
     timeoutMs: 300_000,
   });
-  if (!check(seed.code === 0, 'the demo data is seeded (tools/stack/src/compose-seed.ts)')) throw new Error(seed.out);
-  const signIn = await api(`${urls.gateway}/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: CUSTOMER, password: DEMO_PASSWORD }) });
-  if (signIn.status !== 200) throw new Error(`sign-in: ${signIn.status} ${signIn.text.slice(0, 200)}`);
-  const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const addresses = await api(`${urls.gateway}/account/addresses`, { headers: { cookie } });
-  const addressId = (addresses.json ?? []).find((a) => a.is_default)?.id ?? addresses.json?.[0]?.id;
+  if (!check(seed.code === 0, `the demo data and ${CUSTOMERS} customers are seeded (tools/stack/src/compose-seed.ts)`)) throw new Error(seed.out);
+  const { loadCustomers } = JSON.parse(seed.out.trim().split('\n').at(-1));
+  const sessions = [];
+  for (const email of loadCustomers) {
+    const signIn = await api(`${urls.gateway}/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: DEMO_PASSWORD }) });
+    if (signIn.status !== 200) throw new Error(`sign-in of ${email}: ${signIn.status} ${signIn.text.slice(0, 200)}`);
+    const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const addresses = await api(`${urls.gateway}/account/addresses`, { headers: { cookie } });
+    sessions.push({ email, cookie, addressId: (addresses.json ?? []).find((a) => a.is_default)?.id ?? addresses.json?.[0]?.id });
+  }
+  // checkout knows each customer (its user replica, by event): the confirmation e-mails go out at once
+  const emails = loadCustomers.map((e) => `'${e}'`).join(',');
+  let customerIds = [];
+  for (let i = 0; i < 60 && customerIds.length < loadCustomers.length; i++) {
+    customerIds = rows(await psql(`SELECT user_id FROM checkout.user_replica WHERE email IN (${emails});`)).map(([id]) => id);
+    if (customerIds.length < loadCustomers.length) await sleep(1000);
+  }
   // the demo's products without variants: one keeps plenty of stock, one a little (it sells out
   // under the load: the oversell check has something to check)
   const products = rows(await psql(`SELECT p.id FROM checkout.product p WHERE p.status = 'live' AND NOT EXISTS (SELECT 1 FROM checkout.product_variant v WHERE v.product_id = p.id) ORDER BY p.created_at LIMIT 2;`)).map(([id]) => id);
@@ -423,9 +372,8 @@ async function setup(urls) {
   const scarce = Math.max(10, Math.round((RATE * DURATION_S) / 10));
   await psql(`UPDATE checkout.product SET stock = ${RATE * DURATION_S * 2} WHERE id = '${products[0]}'; UPDATE checkout.product SET stock = ${scarce} WHERE id = '${products[1]}';`);
   const initialStock = Object.fromEntries(rows(await psql(`SELECT id, stock FROM checkout.product WHERE id IN ('${products.join("','")}');`)).map(([id, stock]) => [id, Number(stock)]));
-  const customerId = (await psql(`SELECT user_id FROM checkout.user_replica WHERE email = '${CUSTOMER}';`)).split('\n')[0];
-  say(`customer ${CUSTOMER}, products ${products.join(', ')} (stock ${products.map((p) => initialStock[p]).join(' / ')})`);
-  return { session: { cookie, addressId }, products, initialStock, customerId };
+  say(`${sessions.length} customers (${customerIds.length} known to checkout), products ${products.join(', ')} (stock ${products.map((p) => initialStock[p]).join(' / ')})`);
+  return { sessions, products, initialStock, customerIds };
 }
 
 /** Every message id and subject the mail catcher has held (it keeps the newest 1000: read often). */
@@ -448,7 +396,7 @@ function mailCollector(urls) {
     await readMail(urls);
   };
 }
-const confirmationsOf = (shortId) => [...mails.values()].filter((m) => m.Subject === `Order ${shortId} confirmed` && m.To?.some((t) => t.Address === CUSTOMER)).length;
+const confirmationsOf = (order) => [...mails.values()].filter((m) => m.Subject === `Order ${order.shortId} confirmed` && m.To?.some((t) => t.Address === order.email)).length;
 
 async function verify(urls, ctx) {
   const placed = [...answered.entries()];
@@ -461,7 +409,7 @@ async function verify(urls, ctx) {
   while (Date.now() - t0 < 180_000) {
     await readMail(urls);
     byId = new Map(rows(await orderRows()).map(([id, status, subs, shipments, paidShipments]) => [id, { status, subs: Number(subs), shipments: Number(shipments), paidShipments: Number(paidShipments) }]));
-    const settled = paid.every(([id, o]) => byId.get(id)?.status === 'paid' && byId.get(id).paidShipments === byId.get(id).subs && confirmationsOf(o.shortId) >= 1);
+    const settled = paid.every(([id, o]) => byId.get(id)?.status === 'paid' && byId.get(id).paidShipments === byId.get(id).subs && confirmationsOf(o) >= 1);
     if (settled) break;
     await sleep(3000);
   }
@@ -471,22 +419,35 @@ async function verify(urls, ctx) {
   byId = new Map(rows(await orderRows()).map(([id, status, subs, shipments, paidShipments]) => [id, { status, subs: Number(subs), shipments: Number(shipments), paidShipments: Number(paidShipments) }]));
 
   const lost = placed.filter(([id]) => !byId.has(id)).length;
-  if (!ctx.customerId && placed.length) ctx.customerId = await psql(`SELECT customer_id FROM checkout."order" WHERE id = '${placed[0][0]}';`);
-  const ordersInDb = Number(await psql(`SELECT count(*) FROM checkout."order" WHERE customer_id = '${ctx.customerId}' AND created_at >= to_timestamp(${loadStart.at / 1000});`));
-  const duplicatedOrders = ordersInDb - placed.length;
+  const customers = `customer_id IN (${ctx.customerIds.map((id) => `'${id}'`).join(',')})`;
+  // one order per Idempotency-Key (one customer's intent): a key with two orders, an order under a
+  // key never sent, or a 201 naming another order than the one its key holds is a duplicate
+  const ordersOfLoad = rows(await psql(`SELECT idempotency_key, id FROM checkout."order" WHERE ${customers} AND created_at >= to_timestamp(${loadStart.at / 1000});`));
+  const ordersByKey = new Map();
+  for (const [key, id] of ordersOfLoad) ordersByKey.set(key, [...(ordersByKey.get(key) ?? []), id]);
+  const keyDuplicates = [...ordersByKey.values()].reduce((n, ids) => n + ids.length - 1, 0);
+  const unknownKeys = [...ordersByKey.keys()].filter((key) => !outcomes.has(key)).length;
+  const otherOrderAnswered = placed.filter(([id, o]) => ordersByKey.has(o.key) && !ordersByKey.get(o.key).includes(id)).length;
+  const duplicatedOrders = keyDuplicates + unknownKeys + otherOrderAnswered;
+  // submits that never had a final answer (20 attempts): how many of them the database holds anyway
+  const noAnswer = [...outcomes.entries()].filter(([, outcome]) => outcome === 'no answer').map(([key]) => key);
+  const noAnswerPlaced = noAnswer.filter((key) => ordersByKey.has(key)).length;
+  const notifyGaveUp = placed.length - paid.length;
   const notPaid = paid.filter(([id]) => byId.get(id)?.status !== 'paid').length;
   const shipmentsWrong = paid.filter(([id]) => byId.get(id) && (byId.get(id).shipments !== byId.get(id).subs || byId.get(id).paidShipments !== byId.get(id).subs));
-  const mailCounts = paid.map(([, o]) => confirmationsOf(o.shortId));
+  const mailCounts = paid.map(([, o]) => confirmationsOf(o));
   const mailMissing = mailCounts.filter((n) => n === 0).length;
   const mailDuplicated = mailCounts.filter((n) => n > 1).length;
   const finalStock = Object.fromEntries(rows(await psql(`SELECT id, stock FROM checkout.product WHERE id IN ('${ctx.products.join("','")}');`)).map(([id, stock]) => [id, Number(stock)]));
-  const heldByOrders = Object.fromEntries(rows(await psql(`SELECT i.product_id, sum(i.quantity) FROM checkout.order_item i JOIN checkout."order" o ON o.id = i.order_id WHERE o.customer_id = '${ctx.customerId}' AND o.created_at >= to_timestamp(${loadStart.at / 1000}) AND o.status NOT IN ('cancelled', 'expired', 'payment_failed') GROUP BY i.product_id;`)).map(([id, n]) => [id, Number(n)]));
+  const heldByOrders = Object.fromEntries(rows(await psql(`SELECT i.product_id, sum(i.quantity) FROM checkout.order_item i JOIN checkout."order" o ON o.id = i.order_id WHERE o.${customers} AND o.created_at >= to_timestamp(${loadStart.at / 1000}) AND o.status NOT IN ('cancelled', 'expired', 'payment_failed') GROUP BY i.product_id;`)).map(([id, n]) => [id, Number(n)]));
   const oversold = ctx.products.filter((p) => finalStock[p] < 0 || ctx.initialStock[p] - finalStock[p] !== (heldByOrders[p] ?? 0));
 
   console.log('');
   say(`load: ${Math.round(RATE * DURATION_S)} orders sent at ${RATE}/s for ${DURATION_S} s; ${placed.length} answered 201, ${paid.length} paid; refused (4xx): ${JSON.stringify(refused)}`);
   check(lost === 0, `lost: ${lost} (orders answered 201 that are not in the database)`);
-  check(duplicatedOrders === 0, `duplicated orders: ${duplicatedOrders} (${ordersInDb} orders of the customer in the database, ${placed.length} answered 201)`);
+  check(duplicatedOrders === 0, `duplicated orders: ${duplicatedOrders} (${ordersOfLoad.length} orders of the customers in the database under ${ordersByKey.size} keys; ${keyDuplicates} second orders of a key, ${unknownKeys} under a key never sent, ${otherOrderAnswered} 201s naming another order than their key's)`);
+  check(noAnswer.length === 0, `submits without a final answer after 20 attempts: ${noAnswer.length} (placed all the same: ${noAnswerPlaced}, each once)`);
+  check(notifyGaveUp === 0, `placed orders whose payment notification never got its 200 (30 attempts): ${notifyGaveUp}`);
   check(notPaid === 0, `paid orders not paid in the database: ${notPaid}`);
   check(shipmentsWrong.length === 0, `paid orders without exactly one paid shipment per sub-order: ${shipmentsWrong.length}${shipmentsWrong.length ? ` (e.g. ${JSON.stringify(byId.get(shipmentsWrong[0][0]))})` : ''}`);
   check(mailMissing === 0 && mailDuplicated === 0, `confirmation e-mails: ${mailMissing} missing, ${mailDuplicated} duplicated (${mailCounts.filter((n) => n === 1).length} exactly once)`);
@@ -508,34 +469,43 @@ async function verify(urls, ctx) {
 const started = Date.now();
 let upStarted = false;
 try {
-  if ((await run(docker, ['version', '--format', '{{.Server.Version}}'])).code !== 0) throw new Error('no Docker engine answers (see README "With Docker")');
-  compose = (await run(docker, ['compose', 'version'])).code === 0 ? [docker, 'compose'] : ['docker-compose'];
+  if (!(await engineVersion())) throw new Error('no Docker engine answers (see README "With Docker")');
+  composeCmd = await composeCommand();
+  compose = composeProject({ compose: composeCmd, project, envFile, files: composeFiles, say });
   say(`project ${project}, ${RATE} orders/s for ${DURATION_S} s, images pasar-<app>:${TAG}`);
   await ensureImages();
+  say(await natsUsers());
   upStarted = true;
   const urls = await up();
   const ctx = await setup(urls);
   const stopMail = mailCollector(urls);
-  const loadDone = load(urls, ctx.session, ctx.products);
+  const loadDone = load(urls, ctx.sessions, ctx.products);
   await faults();
   await loadDone;
   await stopMail();
   await verify(urls, ctx);
 } catch (err) {
   check(false, err instanceof Error ? err.message : String(err));
-  if (upStarted && compose) {
+  if (upStarted) {
     const all = await containers().catch(() => ({}));
     for (const [service, c] of Object.entries(all)) {
       if (healthy(c) && c.restarts === 0) continue;
-      const logs = await composeRun(['logs', '--no-color', '--tail', '30', service]);
+      const logs = await compose.run(['logs', '--no-color', '--tail', '30', service]);
       console.log(`\n${service} (${c.status}/${c.health}, restarts ${c.restarts}):\n${logs.out.trim().split('\n').map((l) => `  | ${l}`).join('\n')}`);
     }
   }
 } finally {
-  if (upStarted && compose) {
-    if (flags.keep) say(`--keep: the stack stays up (${compose.join(' ')} -p ${project} ... down -v)`);
+  if (upStarted) {
+    if (flags.logs) {
+      mkdirSync(flags.logs, { recursive: true });
+      for (const service of Object.keys(await containers().catch(() => ({})))) {
+        writeFileSync(join(flags.logs, `${service}.log`), (await compose.run(['logs', '--no-color', service])).out);
+      }
+      say(`the containers' logs are in ${flags.logs}`);
+    }
+    if (flags.keep) say(`--keep: the stack stays up (${composeCmd.join(' ')} -p ${project} ... down -v)`);
     else {
-      const down = await composeRun(['down', '-v', '--remove-orphans', '--timeout', '10'], { timeoutMs: 300_000 });
+      const down = await compose.run(['down', '-v', '--remove-orphans', '--timeout', '10'], { timeoutMs: 300_000 });
       say(`compose down -v: ${down.code === 0 ? 'done' : `failed: ${down.out.slice(-300)}`}`);
     }
   }

@@ -14,7 +14,8 @@
 //   5. the demo data (tools/stack/src/compose-seed.ts), the README's curl walkthrough against the
 //      gateway, the payment gateway's signed notification, the order paid and its confirmation
 //      e-mail read from the mail catcher's HTTP API;
-//   6. `compose restart checkout`: the order is still there and paid;
+//   6. `compose restart checkout`: the order is still there and paid; PostgreSQL stopped 15 s and
+//      started: every container healthy again without a manual step;
 //   7. figures per service: image size, RSS idle and after a submit load (orders placed and paid
 //      through the gateway), container start -> /readyz on an empty schema with a read-only root
 //      filesystem, each printed against its target (reported, not asserted: speed and memory
@@ -26,20 +27,35 @@
 //
 // Environment: SMOKE_OFFLINE=1 skips the pulls (stand-ins at once); SMOKE_KEEP=1 leaves the stack
 // up (no step 8); NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE / MAIL_IMAGE pick the images.
-/* global fetch, AbortSignal, Headers, setTimeout, clearTimeout, URLSearchParams */
-import { spawn, spawnSync } from 'node:child_process';
+/* global fetch, AbortSignal, Headers, URLSearchParams */
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import {
+  SERVICES,
+  buildServiceImages,
+  composeCommand,
+  composeProject,
+  docker,
+  engineVersion,
+  freePort,
+  installDocker,
+  must,
+  natsSeed,
+  natsUsers,
+  root,
+  run,
+  seconds,
+  sleep,
+  stackSecrets,
+  startDockerd,
+  thirdPartyImages,
+  withBuildMachineCAs,
+  writeEnvFile,
+} from './docker-kit.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SERVICES = { gateway: 8080, checkout: 4001, b2b: 4002, vendor: 4003, admin: 4004, notifier: 4005 };
 const SCHEMAS = { gateway: 'identity', checkout: 'checkout', b2b: 'b2b', vendor: 'vendor', admin: 'admin', notifier: 'notifier' };
-const UPSTREAM = { NODE_IMAGE: 'node:20-bookworm-slim', POSTGRES_IMAGE: 'postgres:16', NATS_IMAGE: 'nats:2.10-alpine', MAIL_IMAGE: 'axllent/mailpit' };
-const STAND_IN = { NODE_IMAGE: ['node', 'pasar-local/node:20'], POSTGRES_IMAGE: ['postgres', 'pasar-local/postgres:15'], NATS_IMAGE: ['nats', 'pasar-local/nats:2.9'], MAIL_IMAGE: ['mail', 'pasar-local/mailcatcher'] };
 const DEMO_PASSWORD = 'pasar-demo-2026';
 const project = `pasar-smoke-${randomBytes(3).toString('hex')}`;
 const tag = `smoke-${randomBytes(3).toString('hex')}`;
@@ -53,9 +69,6 @@ const check = (ok, what) => {
   if (!ok) failures.push(what);
   return ok;
 };
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function step(name, fn) {
   const t0 = Date.now();
   say(`── ${name}`);
@@ -68,230 +81,68 @@ async function step(name, fn) {
   }
 }
 
-/** Runs a command; resolves { code, out } (stdout + stderr), never rejects. */
-function run(cmd, args, { env, cwd = root, timeoutMs = 20 * 60_000, input, echo = false } = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    const onData = (chunk) => {
-      out += chunk;
-      if (echo) process.stdout.write(chunk);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.stdin.end(input ?? '');
-    const timer = setTimeout(() => {
-      out += `\n(killed after ${seconds(timeoutMs)})`;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      resolve({ code: -1, out: `${out}${err.message}` });
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, out });
-    });
-  });
-}
-
-async function must(cmd, args, options) {
-  const result = await run(cmd, args, options);
-  if (result.code !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${result.code}):\n${result.out.trim().split('\n').slice(-40).join('\n')}`);
-  return result.out;
-}
-
 // ------------------------------------------------------------------ docker and compose
-/** Debian's client where present: it speaks the Debian engine's API; another client negotiates down. */
-const docker = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
-let compose; // [cmd, ...prefixArgs]
-let startedDaemon; // { pid } of the dockerd started here
-
-const engineAnswers = async () => (await run(docker, ['version', '--format', '{{.Server.Version}}'], { timeoutMs: 20_000 })).code === 0;
+let composeCmd; // [cmd, ...prefixArgs]
+let compose; // the compose project (docker-kit composeProject)
+let startedDaemon; // the dockerd started here: { pid, stop() }
 
 async function ensureEngine() {
-  if (await engineAnswers()) {
-    say(`the Docker engine answers (${(await run(docker, ['version', '--format', '{{.Server.Version}}'])).out.trim()})`);
+  const version = await engineVersion();
+  if (version) {
+    say(`the Docker engine answers (${version})`);
   } else {
-    const need = [];
-    if (spawnSync('sh', ['-c', 'command -v dockerd']).status !== 0) need.push('docker.io');
-    if (spawnSync('sh', ['-c', 'command -v docker-compose']).status !== 0 && spawnSync(docker, ['compose', 'version']).status !== 0) need.push('docker-compose');
-    if (need.length) {
-      say(`installing ${need.join(' ')} (apt)`);
-      await must('apt-get', ['update', '-qq']);
-      await must('apt-get', ['install', '-y', '-qq', ...need], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
-    }
+    await installDocker(say);
     const logFile = join(tmpdir(), `${project}-dockerd.log`);
     say(`starting dockerd (log ${logFile})`);
-    const daemon = spawn('dockerd', [], { detached: true, stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')] });
-    daemon.unref();
-    startedDaemon = { pid: daemon.pid, logFile };
-    for (let i = 0; i < 60 && !(await engineAnswers()); i++) await sleep(1000);
-    if (!(await engineAnswers())) throw new Error(`dockerd did not answer within 60 s:\n${readFileSync(logFile, 'utf8').slice(-3000)}`);
+    startedDaemon = await startDockerd(logFile);
   }
-  if ((await run(docker, ['compose', 'version'])).code === 0) compose = [docker, 'compose'];
-  else if ((await run('docker-compose', ['version'])).code === 0) compose = ['docker-compose'];
-  else throw new Error('neither `docker compose` nor `docker-compose` is installed (apt-get install docker-compose)');
-  say(`compose: ${compose.join(' ')}`);
+  composeCmd = await composeCommand();
+  say(`compose: ${composeCmd.join(' ')}`);
+  compose = composeProject({ compose: composeCmd, project, envFile, files: [join(root, 'docker-compose.yml'), join(root, 'deploy/compose/smoke.yml')], say });
 }
 
 async function stopStartedDaemon() {
   if (!startedDaemon) return;
   say(`stopping the dockerd started here (pid ${startedDaemon.pid})`);
-  try {
-    process.kill(startedDaemon.pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  for (let i = 0; i < 30; i++) {
-    try {
-      process.kill(startedDaemon.pid, 0);
-    } catch {
-      return;
-    }
-    await sleep(1000);
-  }
+  await startedDaemon.stop();
 }
 
 // ------------------------------------------------------------------ images
-const images = { ...UPSTREAM };
-for (const name of Object.keys(UPSTREAM)) if (process.env[name]) images[name] = process.env[name];
+let images;
 
 async function ensureThirdPartyImages() {
-  const missing = [];
-  for (const [name, image] of Object.entries(images)) {
-    if ((await run(docker, ['image', 'inspect', image])).code === 0) continue;
-    if (!/^(1|true|yes)$/i.test(process.env.SMOKE_OFFLINE ?? '') && !image.startsWith('pasar-local/')) {
-      const pull = await run(docker, ['pull', image], { timeoutMs: 120_000 });
-      if (pull.code === 0) {
-        say(`pulled ${image}`);
-        continue;
-      }
-      say(`cannot pull ${image}: ${pull.out.trim().split('\n').at(-1)}`);
-    }
-    missing.push(name);
-  }
-  if (!missing.length) return;
-  const targets = missing.map((name) => STAND_IN[name][0]);
-  say(`building the local stand-ins: ${targets.join(', ')} (deploy/compose/offline/build.sh)`);
-  await must('bash', [join(root, 'deploy/compose/offline/build.sh'), ...targets], { env: { DOCKER: docker }, echo: true });
-  for (const name of missing) images[name] = STAND_IN[name][1];
-}
-
-const caFile = join(root, 'deploy/compose/certs/compose-smoke-build-machine.pem');
-function passBuildMachineCAs() {
-  const store = '/etc/ssl/certs/ca-certificates.crt';
-  if (!existsSync(store) || existsSync(caFile)) return;
-  copyFileSync(store, caFile);
-  cleanups.push(() => rmSync(caFile, { force: true }));
-}
-
-async function buildServiceImages() {
-  for (const [app, port] of Object.entries(SERVICES)) {
-    const t0 = Date.now();
-    await must(docker, ['build', '-q', '--build-arg', `APP=${app}`, '--build-arg', `PORT=${port}`, '--build-arg', `NODE_IMAGE=${images.NODE_IMAGE}`, '-t', `pasar-${app}:${tag}`, '.'], { env: { DOCKER_BUILDKIT: '0' } });
-    say(`built pasar-${app}:${tag} in ${seconds(Date.now() - t0)}`);
-  }
+  images = await thirdPartyImages({ offline: /^(1|true|yes)$/i.test(process.env.SMOKE_OFFLINE ?? ''), say, echo: true });
 }
 
 // ------------------------------------------------------------------ the stack
 const workDir = mkdtempSync(join(tmpdir(), `${project}-`));
 cleanups.push(() => rmSync(workDir, { recursive: true, force: true }));
-const secret = (bytes = 24) => randomBytes(bytes).toString('base64url');
-const env = {
-  IDENTITY_SECRET: secret(32),
-  ADMIN_EMAIL: 'admin@pasar.local',
-  ADMIN_PASSWORD: secret(),
-  PAYMENT_MERCHANT_ID: `merchant_${secret(6)}`,
-  PAYMENT_VERIFY_KEY: secret(),
-  PAYMENT_SECRET_KEY: secret(),
-  POSTGRES_PASSWORD: secret(),
-  LABEL_SIGNING_KEY: secret(32),
-};
+const env = stackSecrets();
 const envFile = join(workDir, 'smoke.env');
-// docker-compose.yml mounts the NATS users config and gives each service its seed from here
-const natsUsersDir = join(root, '.data', 'nats-users');
-const natsSeed = (user) => readFileSync(join(natsUsersDir, `${user}.nk`), 'utf8').trim();
-
-/** The NATS users (one NKey per service, plus the launcher's "stack" user the demo seeding signs in as). */
-async function natsUsers() {
-  say((await must('npm', ['run', '--silent', 'nats:config', '--', '--out', natsUsersDir, '--with-stack'])).trim());
-}
-const composeFiles = ['-f', join(root, 'docker-compose.yml'), '-f', join(root, 'deploy/compose/smoke.yml')];
-let composeEnv;
-
-function freePort(preferred) {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => {
-      const any = createServer();
-      any.listen(0, '127.0.0.1', () => {
-        const { port } = any.address();
-        any.close(() => resolve(port));
-      });
-    });
-    server.listen(preferred, '0.0.0.0', () => server.close(() => resolve(preferred)));
-  });
-}
-
-const composeRun = (args, options = {}) => run(compose[0], [...compose.slice(1), '-p', project, '--env-file', envFile, ...composeFiles, ...args], { ...options, env: { ...composeEnv, ...options.env } });
-const composeMust = async (args, options) => {
-  const result = await composeRun(args, options);
-  if (result.code !== 0) throw new Error(`compose ${args.join(' ')} failed (${result.code}):\n${result.out.trim().split('\n').slice(-40).join('\n')}`);
-  return result.out;
-};
-
-async function containers() {
-  const ids = (await composeMust(['ps', '-q'])).split('\n').filter(Boolean);
-  if (!ids.length) return [];
-  const out = await must(docker, ['inspect', '--format', '{{.Id}} {{index .Config.Labels "com.docker.compose.service"}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.RestartCount}}', ...ids]);
-  return out.trim().split('\n').map((line) => {
-    const [id, service, status, health, restarts] = line.split(' ');
-    return { id, service, status, health, restarts: Number(restarts) };
-  });
-}
-
-async function waitHealthy(what, timeoutMs, only) {
-  const deadline = Date.now() + timeoutMs;
-  let last = [];
-  while (Date.now() < deadline) {
-    last = (await containers()).filter((c) => !only || only.includes(c.service));
-    if (last.length && last.every((c) => c.status === 'running' && (c.health === 'healthy' || c.health === 'none'))) return last;
-    await sleep(2000);
-  }
-  const bad = last.filter((c) => c.health !== 'healthy');
-  await printLogs(bad.map((c) => c.service));
-  throw new Error(`${what}: not healthy within ${seconds(timeoutMs)}: ${bad.map((c) => `${c.service} ${c.status}/${c.health} (restarts ${c.restarts})`).join(', ')}`);
-}
-
-async function printLogs(services) {
-  for (const service of services) {
-    const logs = await composeRun(['logs', '--no-color', '--tail', '80', service]);
-    console.log(`\ncompose-smoke: the last lines of ${service}:\n${logs.out.trim().split('\n').map((l) => `  | ${l}`).join('\n')}`);
-  }
-}
+let composeStarted = false; // the env file is written and compose has its variables
 
 async function upAndWait() {
   const gatewayPort = await freePort(8080);
   const mailPort = await freePort(8025);
   const natsPort = await freePort(14222);
-  writeFileSync(envFile, `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
-  composeEnv = { ...images, PASAR_TAG: tag, GATEWAY_PORT: String(gatewayPort), MAIL_UI_PORT: String(mailPort), SMOKE_NATS_PORT: String(natsPort) };
+  writeEnvFile(envFile, env);
+  compose.setEnv({ ...images, PASAR_TAG: tag, GATEWAY_PORT: String(gatewayPort), MAIL_UI_PORT: String(mailPort), SMOKE_NATS_PORT: String(natsPort) });
+  composeStarted = true;
   cleanups.unshift(async () => {
-    if (/^(1|true|yes)$/i.test(process.env.SMOKE_KEEP ?? '')) return say(`SMOKE_KEEP: the stack ${project} stays up (${compose.join(' ')} -p ${project} down -v)`);
-    await composeRun(['down', '-v', '--remove-orphans', '--timeout', '20']);
+    if (/^(1|true|yes)$/i.test(process.env.SMOKE_KEEP ?? '')) return say(`SMOKE_KEEP: the stack ${project} stays up (${composeCmd.join(' ')} -p ${project} down -v)`);
+    await compose.run(['down', '-v', '--remove-orphans', '--timeout', '20']);
   });
   // docker-compose v1 gives up on `up` when a dependency is not healthy yet (a slow start on a busy
   // machine); the containers keep starting, so `up` again until it goes through
   const deadline = Date.now() + 8 * 60_000;
   for (;;) {
-    const up = await composeRun(['up', '-d', '--no-build'], { timeoutMs: 10 * 60_000 });
+    const up = await compose.run(['up', '-d', '--no-build'], { timeoutMs: 10 * 60_000 });
     if (up.code === 0) break;
     if (Date.now() > deadline) throw new Error(`compose up failed:\n${up.out.trim().split('\n').slice(-20).join('\n')}`);
     say(`compose up: ${up.out.trim().split('\n').filter((line) => /ERROR|unhealthy/i.test(line)).join('; ')}; up again in 10 s`);
     await sleep(10_000);
   }
-  await waitHealthy('compose up', 5 * 60_000);
+  await compose.waitHealthy({ what: 'compose up', timeoutMs: 5 * 60_000 });
   return { gateway: `http://127.0.0.1:${gatewayPort}`, mail: `http://127.0.0.1:${mailPort}`, nats: `nats://127.0.0.1:${natsPort}`, gatewayPort };
 }
 
@@ -375,8 +226,8 @@ async function walkthrough(urls) {
 }
 
 async function restartCheckout(urls, placed) {
-  await composeMust(['restart', 'checkout'], { timeoutMs: 120_000 });
-  await waitHealthy('after the restart', 120_000, ['checkout', 'gateway']);
+  await compose.must(['restart', 'checkout'], { timeoutMs: 120_000 });
+  await compose.waitHealthy({ what: 'after the restart', timeoutMs: 120_000, only: ['checkout', 'gateway'] });
   let after;
   for (let i = 0; i < 30; i++) {
     after = await api(`${urls.gateway}/api/v1/account/orders/${placed.orderId}`, { headers: { cookie: placed.cookie } }).catch(() => undefined);
@@ -384,6 +235,25 @@ async function restartCheckout(urls, placed) {
     await sleep(1000);
   }
   check(after?.json?.status === 'paid' && after?.json?.shortId === placed.shortId, `after \`restart checkout\` the order ${placed.shortId} is still there and paid (${after?.status} ${after?.json?.status})`);
+}
+
+/**
+ * PostgreSQL stopped for 15 s, then started: every service becomes healthy again by itself (those
+ * that exited are started again by their restart policy) and the order reads back, no manual step.
+ */
+async function databaseAway(urls, placed) {
+  await compose.must(['stop', 'postgres'], { timeoutMs: 120_000 });
+  await sleep(15_000);
+  await compose.must(['start', 'postgres'], { timeoutMs: 120_000 });
+  const t0 = Date.now();
+  await compose.waitHealthy({ what: 'after PostgreSQL came back', timeoutMs: 180_000, runningIsEnough: ['mailpit'] });
+  let after;
+  for (let i = 0; i < 30; i++) {
+    after = await api(`${urls.gateway}/api/v1/account/orders/${placed.orderId}`, { headers: { cookie: placed.cookie } }).catch(() => undefined);
+    if (after?.status === 200) break;
+    await sleep(1000);
+  }
+  check(after?.json?.status === 'paid', `PostgreSQL away 15 s: every container healthy again ${seconds(Date.now() - t0)} after it came back, the order reads back (${after?.status} ${after?.json?.status})`);
 }
 
 // ------------------------------------------------------------------ figures
@@ -534,7 +404,7 @@ function target(met, what) {
 async function figures(urls, placed) {
   const net = await network();
   const rows = {};
-  const all = await containers();
+  const all = await compose.containers();
   say(`idle for ${seconds(SETTLE_MS)}, then each service's resident memory`);
   await sleep(SETTLE_MS);
   const idle = await rssByService(all);
@@ -560,7 +430,7 @@ async function figures(urls, placed) {
   }
   // the probes share the stack's NATS users (the permissions are those of the stack's namespace), so
   // the stack's services stop first: a probe never takes a message meant for them
-  await composeMust(['stop', ...Object.keys(SERVICES)], { timeoutMs: 180_000 });
+  await compose.must(['stop', ...Object.keys(SERVICES)], { timeoutMs: 180_000 });
   const baseSize = Number((await must(docker, ['image', 'inspect', '--format', '{{.Size}}', images.NODE_IMAGE])).trim());
   for (const app of Object.keys(SERVICES)) rows[app].startToReadyS = Math.round((await startTime(app, net)) / 100) / 10;
   console.log('');
@@ -599,14 +469,8 @@ function writeResults(result) {
 }
 
 async function downLeavesNothing() {
-  await composeMust(['down', '-v', '--remove-orphans', '--timeout', '20'], { timeoutMs: 180_000 });
+  const left = await compose.downAndLeftovers();
   cleanups.shift(); // the down above was the stack's cleanup
-  const label = `label=com.docker.compose.project=${project}`;
-  const left = {
-    containers: (await must(docker, ['ps', '-aq', '--filter', label])).trim(),
-    networks: (await must(docker, ['network', 'ls', '-q', '--filter', label])).trim(),
-    volumes: (await must(docker, ['volume', 'ls', '-q', '--filter', label])).trim(),
-  };
   check(!left.containers && !left.networks && !left.volumes, `\`compose down -v\` leaves no container, network or volume of ${project} (${JSON.stringify(left)})`);
 }
 
@@ -615,24 +479,26 @@ let exitCode = 0;
 try {
   await step('docker engine', ensureEngine);
   // the stand-ins' builds (apt, npm) need the build machine's CAs as much as the services' do
-  passBuildMachineCAs();
-  await step('third-party images', ensureThirdPartyImages);
-  await step('build the six images', buildServiceImages);
+  await withBuildMachineCAs('compose-smoke', async () => {
+    await step('third-party images', ensureThirdPartyImages);
+    await step('build the six images', () => buildServiceImages({ tag, nodeImage: images.NODE_IMAGE, say }));
+  });
   cleanups.push(async () => {
     await run(docker, ['image', 'rm', ...Object.keys(SERVICES).map((app) => `pasar-${app}:${tag}`)]);
   });
-  await step('NATS users (npm run nats:config)', natsUsers);
+  await step('NATS users (npm run nats:config)', async () => say(await natsUsers()));
   const urls = await step('compose up, every container healthy', upAndWait);
   const placed = await step('README walkthrough to a paid order and its e-mail', () => walkthrough(urls));
   await step('restart checkout, the order is still there', () => restartCheckout(urls, placed));
+  await step('PostgreSQL away and back, healthy without a manual step', () => databaseAway(urls, placed));
   const result = await step('figures: image size, RSS idle and after a submit load, start time, faults', () => figures(urls, placed));
   writeResults({ ...result, smokeSteps: timings.map((t) => ({ step: t.step, s: Math.round(t.ms / 100) / 10 })) });
   if (!/^(1|true|yes)$/i.test(process.env.SMOKE_KEEP ?? '')) await step('compose down -v leaves nothing', downLeavesNothing);
 } catch (err) {
   check(false, err instanceof Error ? err.message : String(err));
-  if (compose && composeEnv) {
-    const all = await containers().catch(() => []);
-    await printLogs(all.filter((c) => c.health !== 'healthy' || c.restarts > 0).map((c) => c.service));
+  if (composeStarted) {
+    const all = await compose.containers().catch(() => []);
+    await compose.printLogs(all.filter((c) => c.health !== 'healthy' || c.restarts > 0).map((c) => c.service));
   }
 } finally {
   for (const cleanup of cleanups) {

@@ -98,11 +98,11 @@ export const gatewayConfigSchema = z.preprocess(withRateLimitDefaults, serviceCo
   ADMIN_URL: upstream(4004),
   /** An upstream that has not answered after this long gets a 504. */
   UPSTREAM_TIMEOUT_MS: positiveInt(10_000),
-  /** Keep-alive sockets per upstream. */
+  /** Keep-alive sockets per upstream instance: also the most requests one instance takes at a time (beyond: 503 service_busy). */
   UPSTREAM_MAX_SOCKETS: positiveInt(256),
   /** How often every instance of a service with several is probed at /healthz (ms); 0 turns the active probe off. */
   UPSTREAM_HEALTH_INTERVAL_MS: z.coerce.number().int().min(0).default(2_000),
-  /** An instance marked down (refused or timed out) gets one trial request after this long when no probe brought it back. */
+  /** Without the probe (UPSTREAM_HEALTH_INTERVAL_MS=0), an instance marked down (refused or timed out) gets one trial request after this long. */
   UPSTREAM_RETRY_DOWN_AFTER_MS: positiveInt(5_000),
 
   /** The operator console's built bundle (apps/console/dist), served at /console/. */

@@ -5,9 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect as netConnect, type Server } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePorts } from './ports';
 import { waitFor } from './wait';
 
 export interface NatsCluster {
@@ -16,24 +17,6 @@ export interface NatsCluster {
   stopNode(index: number): Promise<void>;
   /** Stops every server and removes the stores. */
   stop(): Promise<void>;
-}
-
-/** `count` different ports that were free a moment ago (all held open together, then released). */
-async function distinctFreePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      servers.push(server);
-    }
-    return servers.map((server) => (server.address() as { port: number }).port);
-  } finally {
-    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  }
 }
 
 function accepts(port: number): Promise<boolean> {
@@ -49,7 +32,7 @@ function accepts(port: number): Promise<boolean> {
 
 /** Three `nats-server -js` routed into one cluster on free ports (the binary must be on PATH). */
 export async function startNatsCluster(size = 3): Promise<NatsCluster> {
-  const allPorts = await distinctFreePorts(size * 2);
+  const allPorts = await freePorts(size * 2);
   const ports = allPorts.slice(0, size);
   const clusterPorts = allPorts.slice(size);
   const routes = clusterPorts.map((port) => `nats://127.0.0.1:${port}`).join(',');

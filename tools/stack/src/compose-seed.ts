@@ -4,11 +4,12 @@
  * published on 127.0.0.1 by deploy/compose/smoke.yml:
  *   NATS_URL=nats://127.0.0.1:14222 NATS_NKEY_SEED=$(cat .data/nats-users/stack.nk) GATEWAY_URL=http://127.0.0.1:8080 ADMIN_EMAIL=... \
  *   ADMIN_PASSWORD=... DEMO_PASSWORD=... npx tsx tools/stack/src/compose-seed.ts
- * Prints the seed's result as one JSON line.
+ * LOAD_CUSTOMERS=N adds N customers with an address (seedLoadCustomers; `npm run cluster:chaos`).
+ * Prints the seed's result as one JSON line (with `loadCustomers`, their e-mails).
  */
 import { Bus } from '@pasar/bus';
 import pino from 'pino';
-import { seedDemoData } from './seed';
+import { seedDemoData, seedLoadCustomers } from './seed';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -26,14 +27,19 @@ async function main(): Promise<void> {
     auth: { nkeySeed: required('NATS_NKEY_SEED') },
   });
   try {
+    const gatewayUrl = required('GATEWAY_URL');
+    const password = required('DEMO_PASSWORD');
     const result = await seedDemoData({
       bus,
-      gatewayUrl: required('GATEWAY_URL'),
+      gatewayUrl,
       admin: { email: required('ADMIN_EMAIL'), password: required('ADMIN_PASSWORD') },
-      password: required('DEMO_PASSWORD'),
+      password,
       timeoutMs: 60_000,
     });
-    console.log(JSON.stringify(result));
+    const count = Number(process.env.LOAD_CUSTOMERS ?? 0);
+    if (!Number.isInteger(count) || count < 0) throw new Error('compose-seed: LOAD_CUSTOMERS is a count (0 or more)');
+    const loadCustomers = count > 0 ? await seedLoadCustomers({ bus, gatewayUrl, password, count }) : [];
+    console.log(JSON.stringify({ ...result, loadCustomers }));
   } finally {
     await bus.close();
   }

@@ -28,6 +28,8 @@ interface ComposeService {
   networks?: string[] | Record<string, unknown>;
   command?: string | string[];
   ports?: string[];
+  volumes?: string[];
+  env_file?: string | string[];
   environment?: Record<string, string> | string[];
   healthcheck?: { test?: string | string[] };
   depends_on?: Record<string, { condition?: string }> | string[];
@@ -136,6 +138,13 @@ describe('docker-compose.yml infrastructure', () => {
     expect(commandText(nats.healthcheck?.test)).toContain('8222/healthz');
   });
 
+  test('nats runs with the users of `npm run nats:config` (.data/nats-users/nats-auth.conf, read-only)', () => {
+    const nats = service('nats');
+    const command = commandText(nats.command).split(/\s+/);
+    expect(command.slice(command.indexOf('-c'), command.indexOf('-c') + 2)).toEqual(['-c', '/etc/nats/nats-auth.conf']);
+    expect(nats.volumes).toContain('./.data/nats-users/nats-auth.conf:/etc/nats/nats-auth.conf:ro');
+  });
+
   test("mailpit publishes only its UI on 8025 (SMTP stays on the internal network)", () => {
     const mailpit = service('mailpit');
     expect(mailpit.image).toBe('${MAIL_IMAGE:-axllent/mailpit}');
@@ -214,6 +223,12 @@ describe.each(APPS)('docker-compose.yml service $name', ({ name, port, schema })
     expect(definition.init).toBe(true);
     expect(definition.read_only).toBe(true);
     expect(definition.tmpfs).toEqual(['/tmp', '/app/.data:uid=1000,gid=1000']);
+  });
+
+  test(`connects to NATS as its own user: the seed of .data/nats-users/${name}.env`, () => {
+    expect(service(name).env_file).toEqual([`.data/nats-users/${name}.env`]);
+    // the seed comes from that file only, never from this one
+    expect(envOf(name).NATS_NKEY_SEED).toBeUndefined();
   });
 
   test('waits for healthy postgres and nats', () => {

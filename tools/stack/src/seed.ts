@@ -235,22 +235,46 @@ export async function seedDemoData(options: DemoSeedOptions): Promise<DemoSeedRe
   const kol: CreateKolCodeBody = { code: 'KOL-BOOKS', discountType: 'percentage', discountValue: '5', categoryId: categoryIds.Books, isActive: true };
   expectStatus('KOL code', await admin.call('POST', '/admin/kol-codes', kol), 201, 409);
 
-  const addresses = (await customer.call('GET', '/account/addresses')).json as unknown[];
-  if (addresses.length === 0) {
-    await addAddress(customer, {
-      label: 'Home',
-      full_name: 'Demo Customer',
-      phone: '+60 12-345 6789',
-      address_line_1: '12 Jalan Telawi 3',
-      address_line_2: 'Bangsar Baru',
-      city: 'Kuala Lumpur',
-      postcode: '59100',
-      state: 'Wilayah Persekutuan',
-      is_default: true,
-    });
-  }
+  await ensureHomeAddress(customer, 'Demo Customer');
   await seedB2bDemo({ bus, gatewayUrl, admin: options.admin, password });
   return { vendor: DEMO_VENDOR_EMAIL, customer: DEMO_CUSTOMER_EMAIL, storeId, productsCreated };
+}
+
+/** The customer's default home address (the demo's), unless the book has one already. */
+async function ensureHomeAddress(customer: Session, fullName: string): Promise<void> {
+  const addresses = (await customer.call('GET', '/account/addresses')).json as unknown[];
+  if (addresses.length > 0) return;
+  await addAddress(customer, {
+    label: 'Home',
+    full_name: fullName,
+    phone: '+60 12-345 6789',
+    address_line_1: '12 Jalan Telawi 3',
+    address_line_2: 'Bangsar Baru',
+    city: 'Kuala Lumpur',
+    postcode: '59100',
+    state: 'Wilayah Persekutuan',
+    is_default: true,
+  });
+}
+
+/** The e-mail of the n-th load customer (seedLoadCustomers). */
+export const loadCustomerEmail = (n: number) => `load-${n}@pasar.local`;
+
+/**
+ * `count` more customers (`load-1@pasar.local` ...), each with a default address, for a load
+ * that comes from many customers as a shop's does (`npm run cluster:chaos`): a payment takes its
+ * customer's points account in turn, so one customer paying many orders a second measures that
+ * queue, not the shop. Idempotent like the demo seed; resolves their e-mails.
+ */
+export async function seedLoadCustomers(options: { bus: Bus; gatewayUrl: string; password: string; count: number }): Promise<string[]> {
+  const emails: string[] = [];
+  for (let n = 1; n <= options.count; n += 1) {
+    const email = loadCustomerEmail(n);
+    await createUser(options.bus, email, `Load Customer ${n}`, 'customer', options.password);
+    await ensureHomeAddress(await signIn(options.gatewayUrl, email, options.password), `Load Customer ${n}`);
+    emails.push(email);
+  }
+  return emails;
 }
 
 /** What the README's curl walkthrough needs, printed in the start banner. */

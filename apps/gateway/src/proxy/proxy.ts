@@ -1,4 +1,4 @@
-import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { parse as parseUrl } from 'node:url';
@@ -20,7 +20,7 @@ import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type 
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
 import { routeOf } from './gate';
-import type { Upstream } from './route-table';
+import type { GatewayRoute, Upstream } from './route-table';
 import { UPSTREAM_TIMEOUT_CODE, bodyLimitOf, classifyProxyError, forwardHeaders, joinedVary } from './rules';
 import { isInstanceAway, mayRetryElsewhere, startHealthProbe, UpstreamPool } from './upstreams';
 
@@ -41,10 +41,10 @@ export interface UpstreamProxy {
   /** Mount after the route gate: proxies what the table sends upstream, passes the rest on. */
   middleware: RequestHandler;
   /**
-   * Sends a request that passed the gate to an instance of `upstream`, signed for `identity`;
-   * `req.url` is the path as received (/api/v1/...). Failures answer 502/503/504 problem+json.
+   * Sends a request that passed the gate to an instance of the route's upstream, signed for
+   * `identity`; `req.url` is the path as received (/api/v1/...). Failures answer 502/503/504 problem+json.
    */
-  forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, identity: Identity | null, requestId: string): void;
+  forward(req: IncomingMessage, res: ServerResponse, route: GatewayRoute & { to: Upstream }, identity: Identity | null, requestId: string): void;
   /** The base URL of the instance of `upstream` next in the rotation (the gateway's own calls to a service). */
   instanceOf(upstream: Upstream): string;
   /** Closes the pooled upstream sockets. */
@@ -54,11 +54,20 @@ export interface UpstreamProxy {
 /** A request on its way upstream: where it went, and whether it was already sent again elsewhere. */
 interface InFlight {
   upstream: Upstream;
+  /** The instance holding its place (UpstreamPool.take); '' once given back. */
   url: string;
   requestId: string;
   retried: boolean;
   /** The body as read (and signed), sent to the instance in place of the consumed request stream. */
   body: Buffer;
+  /** The request to the instance, once it has a socket. */
+  proxyReq?: ClientRequest;
+  /** The attempt's connection to the instance is open (or was never seen opening: assumed open). */
+  reachedInstance: boolean;
+  /** The service answers a repeat as the first one (an Idempotency-Key, or a `repeatable` route). */
+  repeatable: boolean;
+  /** The client closed its connection before the answer: nothing more goes upstream for it. */
+  clientGone: boolean;
 }
 
 /** http-proxy's own extension point: a pass before `stream` that pipes the signed body instead of the request. */
@@ -72,11 +81,20 @@ interface ProxyPasses {
  * that answer). The body is read whole first (1 MB, more on the routes BODY_LIMITS lists: 413
  * above; 415 for a Content-Encoding) and forwarded byte for byte, its SHA-256 among the signed
  * headers; the path is kept as is (/api/v1/...); identity travels in signed headers only.
+ *
+ * No request waits for an upstream: each instance takes as many requests at a time as it has
+ * sockets (UPSTREAM_MAX_SOCKETS), and when every instance of the service is full the answer is a
+ * 503 `service_busy` with Retry-After at once. A request whose client has gone (closed the
+ * connection before the answer) is not sent, or is aborted when already sent: http-proxy would
+ * only notice a client that left while still sending its body. Together these keep a service that
+ * falls behind from getting requests nobody waits for any more, signed longer ago than it accepts.
  */
 export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamProxy {
   // as many idle sockets kept as may be open: a burst does not close and reopen connections
   const agent = new Agent({ keepAlive: true, maxSockets: config.UPSTREAM_MAX_SOCKETS, maxFreeSockets: config.UPSTREAM_MAX_SOCKETS, timeout: 60_000 });
-  const poolOptions = { retryDownAfterMs: config.UPSTREAM_RETRY_DOWN_AFTER_MS };
+  // trial requests only without the probe: with it, a client's request never goes to an instance known down
+  const probing = config.UPSTREAM_HEALTH_INTERVAL_MS > 0;
+  const poolOptions = { ...(probing ? {} : { retryDownAfterMs: config.UPSTREAM_RETRY_DOWN_AFTER_MS }), maxInFlight: config.UPSTREAM_MAX_SOCKETS };
   const pools: Record<Upstream, UpstreamPool> = {
     checkout: new UpstreamPool('checkout', config.CHECKOUT_URL, poolOptions),
     b2b: new UpstreamPool('b2b', config.B2B_URL, poolOptions),
@@ -110,7 +128,16 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
       ejectPlugins: true,
       plugins: [debugProxyErrorsPlugin, proxyEventsPlugin, signedBodyPlugin] as Plugin[] as unknown as Plugin<IncomingMessage, ServerResponse>[],
       on: {
-        proxyReq: (proxyReq) => {
+        proxyReq: (proxyReq, req) => {
+          const sent = inFlight.get(req);
+          if (sent) sent.proxyReq = proxyReq;
+          // its client left while it waited for the socket: not sent at all
+          if (sent?.clientGone) return void proxyReq.destroy();
+          const socket = proxyReq.socket;
+          if (sent && socket?.connecting && !proxyReq.reusedSocket) {
+            sent.reachedInstance = false;
+            socket.once('connect', () => (sent.reachedInstance = true));
+          }
           proxyReq.setTimeout(config.UPSTREAM_TIMEOUT_MS, () => {
             const err = Object.assign(new Error(`no answer within ${config.UPSTREAM_TIMEOUT_MS} ms`), { code: UPSTREAM_TIMEOUT_CODE });
             proxyReq.destroy(err);
@@ -127,10 +154,12 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
           const code = (err as NodeJS.ErrnoException).code;
           const sent = inFlight.get(req);
           if (!sent) return fail(req, res, 502, 'bad_gateway', 'the service gave no valid answer');
+          if (sent.clientGone) return; // nobody to answer
           const pool = pools[sent.upstream];
           if (isInstanceAway(code, UPSTREAM_TIMEOUT_CODE)) pool.markDown(sent.url);
-          // a refused connection never reached the instance: a request without a body goes to the next one, once
-          if (!sent.retried && pool.urls.length > 1 && mayRetryElsewhere(code, req.method ?? '') && isResponse(res) && !res.headersSent) {
+          // to the next instance, once, when that cannot do a request twice (mayRetryElsewhere)
+          const attempt = { reachedInstance: sent.reachedInstance, code, method: req.method ?? '', repeatable: sent.repeatable };
+          if (!sent.retried && pool.urls.length > 1 && mayRetryElsewhere(attempt) && isResponse(res) && !res.headersSent) {
             sent.retried = true;
             return send(req, res, sent);
           }
@@ -143,9 +172,18 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
   const instances = new Map<string, ReturnType<typeof proxyTo>>();
   for (const pool of Object.values(pools)) for (const url of pool.urls) if (!instances.has(url)) instances.set(url, proxyTo(url));
 
-  /** To the next instance of the request's upstream that answers. */
+  /** To the next instance of the request's upstream that answers and has room; 503 at once when none has. */
   function send(req: IncomingMessage, res: ServerResponse, sent: InFlight): void {
-    sent.url = pools[sent.upstream].pick();
+    const pool = pools[sent.upstream];
+    if (sent.url) pool.release(sent.url);
+    sent.url = pool.take() ?? '';
+    sent.proxyReq = undefined;
+    sent.reachedInstance = true;
+    if (!sent.url) {
+      return writeProblem(res, req.method, 503, 'service_busy', `the ${sent.upstream} service has as many requests as it takes; try again`, sent.requestId, undefined, {
+        'Retry-After': '1',
+      });
+    }
     const proxy = instances.get(sent.url) as ReturnType<typeof proxyTo>;
     void proxy(req, res, () => fail(req, res, 502, 'bad_gateway', `the ${sent.upstream} service gave no valid answer`));
   }
@@ -157,7 +195,9 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
     writeProblem(res, req.method, problem.status, problem.code, problem.detail, requestId);
   };
 
-  const forward: UpstreamProxy['forward'] = (req, res, upstream, identity, requestId) => {
+  const forward: UpstreamProxy['forward'] = (req, res, route, identity, requestId) => {
+    const upstream = route.to;
+    const repeatable = route.repeatable === true || req.headers['idempotency-key'] !== undefined;
     const path = req.url ?? '/';
     const method = req.method ?? 'GET';
     // the signature covers the bytes as sent: an encoded body would be signed as something the service does not read
@@ -169,8 +209,16 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
         // the signature covers the method, the path exactly as forwarded (the upstream's req.originalUrl) and the body
         const signed = signIdentityHeaders(config.IDENTITY_SECRET, { method, path, bodySha256: bodySha256(body) }, identity, requestId);
         req.headers = forwardHeaders(req.headers, signed, requestId, body.length);
-        const sent: InFlight = { upstream, url: '', requestId, retried: false, body };
+        const sent: InFlight = { upstream, url: '', requestId, retried: false, body, clientGone: false, reachedInstance: true, repeatable };
         inFlight.set(req, sent);
+        res.once('close', () => {
+          if (!res.writableFinished) {
+            sent.clientGone = true;
+            sent.proxyReq?.destroy();
+          }
+          if (sent.url) pools[upstream].release(sent.url);
+          sent.url = '';
+        });
         send(req, res, sent);
       },
       (err: unknown) => {
@@ -184,7 +232,7 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
     const route = routeOf(res);
     if (!route || route.to === 'gateway') return next();
     req.url = req.originalUrl; // keep /api/v1/... (express strips the mount path)
-    forward(req, res, route.to, req.identity, req.requestId);
+    forward(req, res, route as GatewayRoute & { to: Upstream }, req.identity, req.requestId); // `to` is an upstream: checked above
   };
   return {
     middleware,

@@ -81,7 +81,7 @@ export function rawProxyPath(deps: RawPathDeps): (kit: RawRequestKit) => RawRequ
             const decision = decideAccess(route.access, caller.identity);
             if (decision === 'unauthenticated') return writeProblem(res, req.method, 401, 'unauthenticated', 'sign in first', requestId);
             if (decision === 'forbidden') return writeProblem(res, req.method, 403, 'forbidden', `this needs the ${route.access} role`, requestId);
-            deps.proxy.forward(req, res, route.to, caller.identity, requestId);
+            deps.proxy.forward(req, res, route, caller.identity, requestId);
           },
           (err: unknown) => {
             deps.log.error({ reqId: requestId, err }, 'could not resolve the session');

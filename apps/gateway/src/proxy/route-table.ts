@@ -11,6 +11,12 @@ export interface GatewayRoute {
   prefix: string;
   to: RouteTarget;
   access: RouteAccess;
+  /**
+   * The service takes a repeat of any request here as the first one, as it does a GET/HEAD or a
+   * request with an Idempotency-Key: one an instance dropped may go to another instance
+   * (upstreams.ts mayRetryElsewhere).
+   */
+  repeatable?: true;
 }
 
 /**
@@ -36,7 +42,8 @@ export const ROUTE_TABLE: readonly GatewayRoute[] = [
   // checkout
   { prefix: '/checkout', to: 'checkout', access: 'any' },
   { prefix: '/catalog', to: 'checkout', access: 'public' },
-  { prefix: '/payments/notify', to: 'checkout', access: 'public' },
+  // the payment gateway repeats a notification until acknowledged; checkout takes a repeat of one transaction as nothing new
+  { prefix: '/payments/notify', to: 'checkout', access: 'public', repeatable: true },
   { prefix: '/family', to: 'checkout', access: 'any' },
   { prefix: '/account', to: 'checkout', access: 'any' },
   { prefix: '/vendor/products', to: 'checkout', access: 'vendor' },

@@ -25,6 +25,40 @@ describe('UpstreamPool', () => {
     expect([pool.pick(), pool.pick()]).toEqual([A, A]);
   });
 
+  test('take: each instance holds at most maxInFlight requests; a full one is skipped, none left is undefined', () => {
+    const pool = new UpstreamPool('checkout', [A, B], { maxInFlight: 2 });
+    expect([pool.take(), pool.take(), pool.take(), pool.take()]).toEqual([A, B, A, B]);
+    expect(pool.take()).toBeUndefined();
+    // a place given back is taken again, on that instance only
+    pool.release(B);
+    expect([pool.take(), pool.take()]).toEqual([B, undefined]);
+    pool.release(A);
+    pool.release(A);
+    expect([pool.take(), pool.take(), pool.take()]).toEqual([A, A, undefined]);
+  });
+
+  test('take skips a full instance for the next one in turn, and a down one still waits for its trial', () => {
+    const time = manualClock();
+    const pool = new UpstreamPool('checkout', [A, B, C], { clock: time.clock, retryDownAfterMs: 5_000, maxInFlight: 1 });
+    pool.markDown(C);
+    expect(pool.take()).toBe(A);
+    // A is full: B, then nothing (C is down and its trial is not due)
+    expect([pool.take(), pool.take()]).toEqual([B, undefined]);
+    time.advance(5_000);
+    expect(pool.take()).toBe(C);
+    // its trial answered: back in turn; a release of an instance with nothing in flight changes nothing
+    pool.markUp(C);
+    pool.release(C);
+    pool.release(C);
+    expect([pool.take(), pool.take()]).toEqual([C, undefined]);
+  });
+
+  test("pick ignores the places: the gateway's own calls are not counted", () => {
+    const pool = new UpstreamPool('checkout', [A], { maxInFlight: 1 });
+    expect(pool.take()).toBe(A);
+    expect([pool.pick(), pool.pick()]).toEqual([A, A]);
+  });
+
   test('refuses an empty list', () => {
     expect(() => new UpstreamPool('checkout', [])).toThrow(/no instance URL for checkout/);
   });
@@ -58,6 +92,16 @@ describe('UpstreamPool', () => {
     expect([pool.pick(), pool.pick()]).toEqual([A, A]);
   });
 
+  test('without retryDownAfterMs a down instance gets no trial: only markUp (the probe) brings it back', () => {
+    const time = manualClock();
+    const pool = new UpstreamPool('checkout', [A, B], { clock: time.clock, maxInFlight: 10 });
+    pool.markDown(B);
+    time.advance(3_600_000);
+    expect([pool.pick(), pool.pick(), pool.take(), pool.take()]).toEqual([A, A, A, A]);
+    pool.markUp(B);
+    expect(new Set([pool.pick(), pool.pick()])).toEqual(new Set([A, B]));
+  });
+
   test('when every instance is down it still names one (the one down the longest), so the caller gets a clear 503', () => {
     const time = manualClock();
     const pool = new UpstreamPool('checkout', [A, B], { clock: time.clock, retryDownAfterMs: 60_000 });
@@ -85,11 +129,24 @@ describe('the rules of a failed attempt', () => {
     expect(isInstanceAway(undefined, 'UPSTREAM_TIMEOUT')).toBe(false);
   });
 
-  test('only a refused request without a body is sent again elsewhere', () => {
-    expect(mayRetryElsewhere('ECONNREFUSED', 'GET')).toBe(true);
-    expect(mayRetryElsewhere('ECONNREFUSED', 'HEAD')).toBe(true);
-    expect(mayRetryElsewhere('ECONNREFUSED', 'POST')).toBe(false);
-    expect(mayRetryElsewhere('UPSTREAM_TIMEOUT', 'GET')).toBe(false); // it may have reached the instance
+  test('a request that never reached the instance goes elsewhere whatever it is; one that may have, only when a repeat is harmless', () => {
+    const attempt = (reachedInstance: boolean, code: string, method: string, repeatable = false) => mayRetryElsewhere({ reachedInstance, code, method, repeatable });
+    // the connection never opened: any request, body or not
+    for (const code of ['ECONNREFUSED', 'EHOSTUNREACH', 'UPSTREAM_TIMEOUT']) {
+      expect(attempt(false, code, 'POST')).toBe(true);
+      expect(attempt(false, code, 'GET')).toBe(true);
+    }
+    // the instance closed the connection without an answer: GET/HEAD, or a repeatable POST (Idempotency-Key, or its route says so)
+    expect(attempt(true, 'ECONNRESET', 'GET')).toBe(true);
+    expect(attempt(true, 'ECONNRESET', 'HEAD')).toBe(true);
+    expect(attempt(true, 'ECONNRESET', 'POST', true)).toBe(true);
+    expect(attempt(true, 'EPIPE', 'PATCH', true)).toBe(true);
+    expect(attempt(true, 'ECONNRESET', 'POST')).toBe(false);
+    expect(attempt(true, 'ECONNRESET', 'DELETE')).toBe(false);
+    // a timeout once connected: the instance may still be working on it
+    expect(attempt(true, 'UPSTREAM_TIMEOUT', 'GET')).toBe(false);
+    expect(attempt(true, 'UPSTREAM_TIMEOUT', 'POST', true)).toBe(false);
+    expect(attempt(true, 'HPE_INVALID_CONSTANT', 'GET')).toBe(false);
   });
 
   test('parses a comma-separated list: trimmed, no trailing slash, no repeats; a bad URL throws', () => {

@@ -4,7 +4,9 @@
  * is marked down by the proxy (passive check) and skipped until it answers again: the active
  * /healthz probe brings it back, and without the probe it gets one trial request after
  * `retryDownAfterMs`. When every instance is down the pool still names one, so the caller gets the
- * usual 503/504 instead of a silent drop.
+ * usual 503/504 instead of a silent drop. Each instance takes at most `maxInFlight` requests at a
+ * time (the proxy's sockets per instance): a request finds a place on an instance at once or none
+ * (`take`), it never waits in a queue for one.
  */
 
 /**
@@ -19,9 +21,28 @@ export function isInstanceAway(code: string | undefined, timeoutCode: string): b
   return code !== undefined && (code === timeoutCode || INSTANCE_AWAY.has(code));
 }
 
-/** Whether a request that failed this way may be sent again to another instance: it never reached one, and has no body. */
-export function mayRetryElsewhere(code: string | undefined, method: string): boolean {
-  return code === 'ECONNREFUSED' && (method === 'GET' || method === 'HEAD');
+/** A failed proxy attempt, as mayRetryElsewhere weighs it. */
+export interface FailedAttempt {
+  /** Its connection to the instance was open (a new one had connected, or a kept-alive one was reused): the instance may have the request. */
+  reachedInstance: boolean;
+  code: string | undefined;
+  method: string;
+  /** The service answers a repeat as the first one: it carries an Idempotency-Key, or its route is `repeatable`. */
+  repeatable: boolean;
+}
+
+/**
+ * Whether a failed attempt may be sent again, once, to another instance (the gateway holds the
+ * whole body, so any request can be). One that never reached the instance (its connection did
+ * not open: refused, unreachable, or no answer while connecting) may, whatever it is. One the
+ * instance may have received goes again only when the instance closed the connection without an
+ * answer (it crashed or was killed) and a repeat is harmless: GET/HEAD, or `repeatable`. A
+ * timeout once connected is not sent again: the instance may still be working on it.
+ */
+export function mayRetryElsewhere(attempt: FailedAttempt): boolean {
+  if (!attempt.reachedInstance) return true;
+  const closedWithoutAnswer = attempt.code === 'ECONNRESET' || attempt.code === 'EPIPE';
+  return closedWithoutAnswer && (attempt.method === 'GET' || attempt.method === 'HEAD' || attempt.repeatable);
 }
 
 interface Instance {
@@ -30,11 +51,18 @@ interface Instance {
   downSince?: number;
   /** The last time a trial request was let through while down. */
   lastTrialAt?: number;
+  /** Requests sent to it (take) and not given back yet (release). */
+  inFlight: number;
 }
 
 export interface UpstreamPoolOptions {
-  /** Without an active probe, a down instance gets one trial request this long after it failed (and after each failed trial). */
+  /**
+   * A down instance gets one trial request this long after it failed (and after each failed
+   * trial); undefined: never, the active probe (startHealthProbe) brings it back.
+   */
   retryDownAfterMs?: number;
+  /** Requests one instance takes at a time (take); default no limit. */
+  maxInFlight?: number;
   clock?: () => number;
 }
 
@@ -42,6 +70,7 @@ export class UpstreamPool {
   private readonly instances: Instance[];
   private next = 0;
   private readonly retryDownAfterMs: number;
+  private readonly maxInFlight: number;
   private readonly clock: () => number;
 
   constructor(
@@ -50,8 +79,9 @@ export class UpstreamPool {
     options: UpstreamPoolOptions = {},
   ) {
     if (urls.length === 0) throw new Error(`no instance URL for ${service}`);
-    this.instances = urls.map((url) => ({ url }));
-    this.retryDownAfterMs = options.retryDownAfterMs ?? 5_000;
+    this.instances = urls.map((url) => ({ url, inFlight: 0 }));
+    this.retryDownAfterMs = options.retryDownAfterMs ?? Number.POSITIVE_INFINITY;
+    this.maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
     this.clock = options.clock ?? Date.now;
   }
 
@@ -69,20 +99,43 @@ export class UpstreamPool {
    * (it takes the turn once, then waits again); when all are down and no trial is due, the one down the longest.
    */
   pick(): string {
+    return this.choose(() => true).url;
+  }
+
+  /**
+   * A place for one request on the instance `pick` would name, skipping those that already have
+   * `maxInFlight` requests: its URL, to give back with `release` when the request ends. Undefined
+   * when every instance is full, so the caller answers at once (503) instead of queueing a request
+   * that could wait past its deadline and its identity signature's minute.
+   */
+  take(): string | undefined {
+    const instance = this.choose((i) => i.inFlight < this.maxInFlight);
+    if (instance.inFlight >= this.maxInFlight) return undefined;
+    instance.inFlight += 1;
+    return instance.url;
+  }
+
+  /** The request `take` placed on `url` has ended (answered, failed, or its client went away). */
+  release(url: string): void {
+    const instance = this.find(url);
+    if (instance && instance.inFlight > 0) instance.inFlight -= 1;
+  }
+
+  /** The next instance in turn that answers (or whose trial is due) and passes `eligible`; else the one down the longest. */
+  private choose(eligible: (instance: Instance) => boolean): Instance {
     const count = this.instances.length;
     const at = this.clock();
     for (let step = 0; step < count; step += 1) {
       const instance = this.instances[(this.next + step) % count];
       const trialDue =
         instance.downSince !== undefined && at - Math.max(instance.downSince, instance.lastTrialAt ?? 0) >= this.retryDownAfterMs;
-      if (instance.downSince === undefined || trialDue) {
+      if ((instance.downSince === undefined || trialDue) && eligible(instance)) {
         if (trialDue) instance.lastTrialAt = at;
         this.next = (this.next + step + 1) % count;
-        return instance.url;
+        return instance;
       }
     }
-    const longestDown = this.instances.reduce((a, b) => ((a.downSince ?? 0) <= (b.downSince ?? 0) ? a : b));
-    return longestDown.url;
+    return this.instances.reduce((a, b) => ((a.downSince ?? 0) <= (b.downSince ?? 0) ? a : b));
   }
 
   /** The instance refused, reset or timed out: skip it until it answers again. */
