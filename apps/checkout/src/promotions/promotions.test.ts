@@ -292,9 +292,14 @@ describe('who may call the promotion endpoints', () => {
   ] as const;
 
   test.each(adminEndpoints)('%s %s answers 401 unsigned and 403 for customer and vendor', async (method, url) => {
-    expect((await http()[method](url).send({})).status).toBe(401);
+    // a body only where the method has one (a GET with a body is 400 body_not_allowed)
+    const call = (headers: Record<string, string> = {}) => {
+      const req = http()[method](url).set(headers);
+      return method === 'get' ? req : req.send({});
+    };
+    expect((await call()).status).toBe(401);
     for (const role of ['customer', 'vendor'] as const) {
-      const res = await http()[method](url).set(signedHeaders({ role })).send({});
+      const res = await call(signedHeaders({ role }));
       expect(res.status).toBe(403);
     }
   });

@@ -71,7 +71,9 @@ describe('vendor returns auth', () => {
   testRoleGate(t, 'vendor', endpoints, { reason: 'x' });
 
   test.each(endpoints)('%s %s: 403 no_store for a vendor without a store', async (method, path) => {
-    expect((await http()[method](path).set(signedAs('vendor')).send({ reason: 'x' }).expect(403)).body.code).toBe('no_store');
+    const req = http()[method](path).set(signedAs('vendor'));
+    // a body only where the method has one (a GET with a body is 400 body_not_allowed)
+    expect((await (method === 'get' ? req : req.send({ reason: 'x' })).expect(403)).body.code).toBe('no_store');
   });
 
   test("another store's return is 404 for every step, and untouched", async () => {
