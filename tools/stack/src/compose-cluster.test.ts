@@ -16,6 +16,7 @@ import { BUS_SERVICES } from '@pasar/contracts';
 import { freePorts, silentLog, waitFor } from '@pasar/testkit';
 import { parse } from 'yaml';
 import { writeNatsAuth } from './nats-auth';
+import { SERVICES } from './services';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const read = (relativePath: string) => readFileSync(join(ROOT, relativePath), 'utf8');
@@ -36,13 +37,8 @@ const clusterText = read('deploy/compose/cluster.yml');
 const cluster = parse(clusterText, { merge: true }) as ComposeFile;
 
 const NODES = ['nats', 'nats-2', 'nats-3'] as const;
-const INSTANCES = [
-  { name: 'checkout', port: 4001, schema: 'checkout' },
-  { name: 'b2b', port: 4002, schema: 'b2b' },
-  { name: 'vendor', port: 4003, schema: 'vendor' },
-  { name: 'admin', port: 4004, schema: 'admin' },
-  { name: 'notifier', port: 4005, schema: 'notifier' },
-] as const;
+/** The services that run two instances: all but the gateway. */
+const INSTANCES = SERVICES.filter((s) => s.name !== 'gateway');
 const CONFIG_MOUNT = '/etc/nats/nats-auth.conf';
 const ROUTE_PASSWORD = /\$\{NATS_ROUTE_PASSWORD:\?[^}]*\.env[^}]*\}/;
 

@@ -8,18 +8,13 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { SERVICES } from './services';
 import { SERVICE_NODE_FLAGS } from './stack';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
-const APPS = [
-  { name: 'gateway', port: 8080, schema: 'identity' },
-  { name: 'checkout', port: 4001, schema: 'checkout' },
-  { name: 'b2b', port: 4002, schema: 'b2b' },
-  { name: 'vendor', port: 4003, schema: 'vendor' },
-  { name: 'admin', port: 4004, schema: 'admin' },
-  { name: 'notifier', port: 4005, schema: 'notifier' },
-] as const;
+/** The six apps (DESIGN §1): name, default port and schema, as the launcher knows them. */
+const APPS = SERVICES;
 
 /** The part of the Compose file format this test reads. */
 interface ComposeService {
