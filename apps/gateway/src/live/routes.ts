@@ -1,7 +1,6 @@
-import { API_PREFIX, isMalformedUrl, requestIdFrom, writeProblem, type RawRequestHandler, type RawRequestKit } from '@pasar/service-kit';
-import { callerOf } from '../auth/middleware';
+import { API_PREFIX, isMalformedUrl, writeProblem, type RawRequestHandler, type RawRequestKit } from '@pasar/service-kit';
 import type { SessionDeps } from '../auth/sessions';
-import { apiAnswerHeaders } from '../http/security';
+import { outsideExpress } from '../auth/outside-express';
 import { openLiveStream, type LiveDeps } from './live';
 import { livePathOf } from './rules';
 
@@ -26,8 +25,7 @@ export interface LiveRouteDeps {
  * opens (its refusal is the answer). Any other method or path is left to the next handler.
  */
 export function rawLiveStreams(deps: LiveRouteDeps): (kit: RawRequestKit) => RawRequestHandler {
-  const answerHeaders = apiAnswerHeaders(deps.corsOrigins);
-  const { log } = deps.live;
+  const answer = outsideExpress({ session: deps.session, corsOrigins: deps.corsOrigins, log: deps.live.log });
   return (kit) => (req, res) => {
     const url = req.url;
     if (req.method !== 'GET' || !url?.startsWith(API_ROOT) || url.includes('#') || isMalformedUrl(url)) return false;
@@ -35,44 +33,18 @@ export function rawLiveStreams(deps: LiveRouteDeps): (kit: RawRequestKit) => Raw
     const path = url.slice(API_PREFIX.length, query === -1 ? undefined : query);
     const target = path.endsWith('/events') ? livePathOf(path) : undefined;
     if (!target) return false;
-
-    const requestId = requestIdFrom(req.headers);
-    const route = `${API_PREFIX}${path.replace(IDS, '{id}')}`;
-    // what express's problemHandler does with an error nobody expected: log it, answer 500 (or cut a stream)
-    const unexpected = (err: unknown) => {
-      log.error({ reqId: requestId, err }, 'live stream failed');
-      if (res.headersSent) return void res.destroy();
-      writeProblem(res, req.method, 500, 'internal_error', 'something went wrong on our side', requestId);
-    };
-    try {
-      kit.track(req, res, { requestId: () => requestId, route: () => route });
-      res.setHeader('x-request-id', requestId);
-      answerHeaders(req, res);
-      if (target.kind === 'malformed') {
-        writeProblem(res, req.method, 400, 'validation_failed', target.detail, requestId);
-        return true;
-      }
-      callerOf(deps.session, req.headers.cookie)
-        .then(
-          async (caller) => {
-            if (caller.renewedCookie) res.setHeader('Set-Cookie', caller.renewedCookie);
-            if (!caller.identity || !caller.session) return writeProblem(res, req.method, 401, 'unauthenticated', 'sign in first', requestId);
-            if (target.kind === 'vendor' && caller.identity.role !== 'vendor') return writeProblem(res, req.method, 403, 'forbidden', 'this needs the vendor role', requestId);
-            const refused = await openLiveStream(deps.live, { identity: caller.identity, session: caller.session }, target, { headers: req.headers, requestId }, res);
-            if (refused) {
-              res.writeHead(refused.status, { 'content-type': 'application/problem+json; charset=utf-8' });
-              res.end(JSON.stringify(refused.body));
-            }
-          },
-          (err: unknown) => {
-            log.error({ reqId: requestId, err }, 'could not resolve the session');
-            writeProblem(res, req.method, 503, 'service_unavailable', 'sessions cannot be checked right now; try again', requestId);
-          },
-        )
-        .catch(unexpected);
-    } catch (err) {
-      unexpected(err);
-    }
+    answer(kit, req, res, `${API_PREFIX}${path.replace(IDS, '{id}')}`, ({ requestId, withCaller }) => {
+      if (target.kind === 'malformed') return writeProblem(res, req.method, 400, 'validation_failed', target.detail, requestId);
+      withCaller(async (caller) => {
+        if (!caller.identity || !caller.session) return writeProblem(res, req.method, 401, 'unauthenticated', 'sign in first', requestId);
+        if (target.kind === 'vendor' && caller.identity.role !== 'vendor') return writeProblem(res, req.method, 403, 'forbidden', 'this needs the vendor role', requestId);
+        const refused = await openLiveStream(deps.live, { identity: caller.identity, session: caller.session }, target, { headers: req.headers, requestId }, res);
+        if (refused) {
+          res.writeHead(refused.status, { 'content-type': 'application/problem+json; charset=utf-8' });
+          res.end(JSON.stringify(refused.body));
+        }
+      });
+    });
     return true;
   };
 }

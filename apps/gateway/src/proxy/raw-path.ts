@@ -1,9 +1,8 @@
-import { API_PREFIX, isMalformedUrl, requestIdFrom, writeProblem, type RawRequestHandler, type RawRequestKit } from '@pasar/service-kit';
+import { API_PREFIX, isMalformedUrl, writeProblem, type RawRequestHandler, type RawRequestKit } from '@pasar/service-kit';
 import type { Logger } from 'pino';
-import { callerOf } from '../auth/middleware';
 import type { SessionDeps } from '../auth/sessions';
 import { normalisedPath } from '../http/abuse-limits';
-import { apiAnswerHeaders } from '../http/security';
+import { outsideExpress } from '../auth/outside-express';
 import type { UpstreamProxy } from './proxy';
 import type { GatewayRoute, Upstream } from './route-table';
 import { decideAccess, matchRoute } from './rules';
@@ -57,41 +56,19 @@ export interface RawPathDeps {
  * the route gate (401/403 problem+json) and the signed forward. Everything else goes to express.
  */
 export function rawProxyPath(deps: RawPathDeps): (kit: RawRequestKit) => RawRequestHandler {
-  const answerHeaders = apiAnswerHeaders(deps.corsOrigins);
+  const answer = outsideExpress(deps);
   const labels = new Map(deps.compiled.map((route) => [route, `${API_PREFIX}${route.prefix}`]));
   return (kit) => (req, res) => {
     const route = rawRouteOf(req.method, req.url, deps.compiled, deps.limited, deps.servedHere);
     if (!route) return false;
-    const requestId = requestIdFrom(req.headers);
-    // what express's problemHandler does with an error nobody expected: log it, answer 500
-    const unexpected = (err: unknown) => {
-      deps.log.error({ reqId: requestId, err }, 'unhandled error');
-      if (res.headersSent) return void res.destroy();
-      writeProblem(res, req.method, 500, 'internal_error', 'something went wrong on our side', requestId);
-    };
-    try {
-      const label = labels.get(route) as string;
-      kit.track(req, res, { requestId: () => requestId, route: () => label });
-      res.setHeader('x-request-id', requestId);
-      answerHeaders(req, res);
-      callerOf(deps.session, req.headers.cookie)
-        .then(
-          (caller) => {
-            if (caller.renewedCookie) res.setHeader('Set-Cookie', caller.renewedCookie);
-            const decision = decideAccess(route.access, caller.identity);
-            if (decision === 'unauthenticated') return writeProblem(res, req.method, 401, 'unauthenticated', 'sign in first', requestId);
-            if (decision === 'forbidden') return writeProblem(res, req.method, 403, 'forbidden', `this needs the ${route.access} role`, requestId);
-            deps.proxy.forward(req, res, route, caller.identity, requestId);
-          },
-          (err: unknown) => {
-            deps.log.error({ reqId: requestId, err }, 'could not resolve the session');
-            writeProblem(res, req.method, 503, 'service_unavailable', 'sessions cannot be checked right now; try again', requestId);
-          },
-        )
-        .catch(unexpected);
-    } catch (err) {
-      unexpected(err);
-    }
+    answer(kit, req, res, labels.get(route) as string, ({ requestId, withCaller }) =>
+      withCaller((caller) => {
+        const decision = decideAccess(route.access, caller.identity);
+        if (decision === 'unauthenticated') return writeProblem(res, req.method, 401, 'unauthenticated', 'sign in first', requestId);
+        if (decision === 'forbidden') return writeProblem(res, req.method, 403, 'forbidden', `this needs the ${route.access} role`, requestId);
+        deps.proxy.forward(req, res, route, caller.identity, requestId);
+      }),
+    );
     return true;
   };
 }
