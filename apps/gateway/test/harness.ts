@@ -2,14 +2,33 @@ import { randomUUID } from 'node:crypto';
 import { consume, type RunningConsumer } from '@pasar/bus';
 import type { EventContract, EventData, EventEnvelope } from '@pasar/contracts';
 import { createTestSchema, type TestSchema } from '@pasar/db';
+import { createService, type RunningServer } from '@pasar/service-kit';
 import { TEST_IDENTITY_SECRET, createTestBus, freePort, silentLog, waitFor, type TestBus } from '@pasar/testkit';
 import { parseSetCookie, type SetCookie } from 'cookie';
+import type { Router } from 'express';
 import request from 'supertest';
 import { startGateway, type GatewayHandle, type GatewayOverrides } from '../src/app';
 import { SESSION_COOKIE } from '../src/auth/rules';
 import { loadGatewayConfig } from '../src/config';
 
 export type Env = Record<string, string | undefined>;
+
+/**
+ * A stand-in checkout instance for the proxy's tests: a real service (signed identity, body
+ * checks) on `port` (0: a free one) with only `routes`; the catalog and the payment notification
+ * are public, the notification takes a form, as in checkout.
+ */
+export function startCheckoutStandIn(routes: (router: Router) => void, port = 0): Promise<RunningServer> {
+  const service = createService({
+    name: 'checkout',
+    log: silentLog,
+    identitySecret: TEST_IDENTITY_SECRET,
+    publicPaths: ['/catalog/products', '/payments/notify'],
+    formPaths: ['/payments/notify'],
+    routes,
+  });
+  return service.listen(port);
+}
 
 /** A database schema and a NATS namespace for one test file; gateways started on it share both. */
 export interface TestWorld {

@@ -3,34 +3,25 @@
  * at a time, beyond that the answer is 503 `service_busy` with Retry-After at once; a request whose
  * client went away is aborted upstream and gives its place back.
  */
-import type { RunningServer } from '@pasar/service-kit';
-import { createService } from '@pasar/service-kit';
-import { TEST_IDENTITY_SECRET, silentLog, waitFor } from '@pasar/testkit';
-import { createTestWorld, type TestWorld } from '../../test/harness';
+import { waitFor } from '@pasar/testkit';
+import { createTestWorld, startCheckoutStandIn, type TestWorld } from '../../test/harness';
 import type { GatewayHandle } from '../app';
 
 /** A checkout instance whose catalog answers only when the test lets it; it counts the requests that arrive and those whose caller left. */
 async function startHeldInstance() {
   const held: (() => void)[] = [];
   const seen = { arrived: 0, leftBeforeAnswer: 0 };
-  const service = createService({
-    name: 'checkout',
-    log: silentLog,
-    identitySecret: TEST_IDENTITY_SECRET,
-    publicPaths: ['/catalog/products'],
-    routes: (router) => {
-      router.get('/catalog/products', (_req, res) => {
-        seen.arrived += 1;
-        res.once('close', () => {
-          if (!res.writableFinished) seen.leftBeforeAnswer += 1;
-        });
-        held.push(() => {
-          if (!res.writableEnded && !res.destroyed) res.json({ ok: true });
-        });
+  const server = await startCheckoutStandIn((router) => {
+    router.get('/catalog/products', (_req, res) => {
+      seen.arrived += 1;
+      res.once('close', () => {
+        if (!res.writableFinished) seen.leftBeforeAnswer += 1;
       });
-    },
+      held.push(() => {
+        if (!res.writableEnded && !res.destroyed) res.json({ ok: true });
+      });
+    });
   });
-  const server: RunningServer = await service.listen(0);
   return { server, seen, answerAll: () => held.splice(0).forEach((answer) => answer()) };
 }
 

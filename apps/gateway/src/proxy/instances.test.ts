@@ -1,26 +1,19 @@
 /** The gateway in front of two instances of a service: spread, skip the stopped one, take it back. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createService, type RunningServer } from '@pasar/service-kit';
-import { TEST_IDENTITY_SECRET, freePort, silentLog } from '@pasar/testkit';
+import type { RunningServer } from '@pasar/service-kit';
+import { freePort } from '@pasar/testkit';
 import request from 'supertest';
-import { createTestWorld, type TestWorld } from '../../test/harness';
+import { createTestWorld, startCheckoutStandIn, type TestWorld } from '../../test/harness';
 import type { GatewayHandle } from '../app';
 
 /** A checkout instance answering the public catalog with its own name. */
-async function startInstance(name: string, port = 0): Promise<RunningServer> {
-  const service = createService({
-    name: 'checkout',
-    log: silentLog,
-    identitySecret: TEST_IDENTITY_SECRET,
-    publicPaths: ['/catalog/products'],
-    routes: (router) => {
-      router.all('/catalog/products', (_req, res) => {
-        res.json({ instance: name });
-      });
-    },
-  });
-  return service.listen(port);
+function startInstance(name: string, port = 0): Promise<RunningServer> {
+  return startCheckoutStandIn((router) => {
+    router.all('/catalog/products', (_req, res) => {
+      res.json({ instance: name });
+    });
+  }, port);
 }
 
 async function instancesAnswering(gatewayUrl: string, requests: number): Promise<string[]> {
@@ -84,44 +77,28 @@ describe('an instance lost with requests on their way', () => {
   const seen = { crashing: 0, steady: 0 };
 
   /** An instance that closes the connection of every POST it receives without answering (a crash mid-request). */
-  async function startCrashingInstance(): Promise<RunningServer> {
-    const service = createService({
-      name: 'checkout',
-      log: silentLog,
-      identitySecret: TEST_IDENTITY_SECRET,
-      publicPaths: ['/catalog/products', '/payments/notify'],
-      formPaths: ['/payments/notify'],
-      routes: (router) => {
-        router.post(['/catalog/products', '/payments/notify'], (req) => {
-          seen.crashing += 1;
-          req.socket.destroy();
-        });
-      },
+  function startCrashingInstance(): Promise<RunningServer> {
+    return startCheckoutStandIn((router) => {
+      router.post(['/catalog/products', '/payments/notify'], (req) => {
+        seen.crashing += 1;
+        req.socket.destroy();
+      });
     });
-    return service.listen(0);
   }
 
   beforeAll(async () => {
     world = await createTestWorld();
     crashing = await startCrashingInstance();
-    const service = createService({
-      name: 'checkout',
-      log: silentLog,
-      identitySecret: TEST_IDENTITY_SECRET,
-      publicPaths: ['/catalog/products', '/payments/notify'],
-      formPaths: ['/payments/notify'],
-      routes: (router) => {
-        router.post('/catalog/products', (req, res) => {
-          seen.steady += 1;
-          res.status(201).json({ instance: 'steady', got: req.body as unknown });
-        });
-        router.post('/payments/notify', (_req, res) => {
-          seen.steady += 1;
-          res.type('text/plain').send('OK');
-        });
-      },
+    steady = await startCheckoutStandIn((router) => {
+      router.post('/catalog/products', (req, res) => {
+        seen.steady += 1;
+        res.status(201).json({ instance: 'steady', got: req.body as unknown });
+      });
+      router.post('/payments/notify', (_req, res) => {
+        seen.steady += 1;
+        res.type('text/plain').send('OK');
+      });
     });
-    steady = await service.listen(0);
   });
   afterAll(async () => {
     await world.close();
