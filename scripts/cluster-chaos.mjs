@@ -19,13 +19,13 @@
 // service images pasar-<app>:<tag>, built when missing; default cluster), --keep (leave the stack
 // up), --logs <dir> (each container's log kept there, written before `down`). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE /
 // MAIL_IMAGE pick the third-party images; the pasar-local stand-ins when no registry answers.
-/* global fetch, AbortSignal, URLSearchParams */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  api,
   buildServiceImages,
   composeCommand,
   composeProject,
@@ -35,10 +35,12 @@ import {
   must,
   natsSeed,
   natsUsers,
+  paidNotificationForm,
   root,
   run,
   seconds,
   secret,
+  signIn,
   sleep,
   stackSecrets,
   thirdPartyImages,
@@ -153,29 +155,6 @@ async function checkoutStream(only) {
 const nodeService = (serverName) => ({ 'nats-1': 'nats', 'nats-2': 'nats-2', 'nats-3': 'nats-3' })[serverName];
 
 // ------------------------------------------------------------------ the load
-async function api(url, init = {}) {
-  try {
-    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
-    const text = await response.text();
-    let json;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, json, text, headers: response.headers };
-  } catch (err) {
-    return { status: 0, text: String(err) };
-  }
-}
-
-const md5 = (text) => createHash('md5').update(text, 'utf8').digest('hex');
-function notifyBody(order) {
-  const fields = { tranID: `CHAOS${order.shortId}`, orderid: order.shortId, status: '00', domain: env.PAYMENT_MERCHANT_ID, amount: order.total, currency: 'MYR', paydate: new Date().toISOString(), appcode: 'A1' };
-  const skey = md5(fields.paydate + fields.domain + md5(fields.tranID + fields.orderid + fields.status + fields.domain + fields.amount + fields.currency) + fields.appcode + env.PAYMENT_SECRET_KEY);
-  return new URLSearchParams({ ...fields, skey }).toString();
-}
-
 const loadStart = { at: 0 };
 const errors = []; // { at (when the request was sent), status (0: no answer within 30 s), what }
 const answered = new Map(); // orderId -> { shortId, total, productId, key, paid, placedAt }
@@ -209,7 +188,7 @@ async function oneOrder(urls, session, productId) {
   answered.set(placed.orderId, order);
   for (let attempt = 0; attempt < 30 && !order.paid; attempt++) {
     const sentAt = Date.now();
-    const res = await api(`${urls.gateway}/payments/notify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: notifyBody(order) });
+    const res = await api(`${urls.gateway}/payments/notify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: paidNotificationForm(env, order, `CHAOS${order.shortId}`) });
     if (res.status === 200) order.paid = true;
     else {
       if (res.status >= 500 || res.status === 0) errors.push({ at: sentAt, status: res.status, what: 'notify' });
@@ -352,9 +331,7 @@ async function setup(urls) {
   const { loadCustomers } = JSON.parse(seed.out.trim().split('\n').at(-1));
   const sessions = [];
   for (const email of loadCustomers) {
-    const signIn = await api(`${urls.gateway}/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: DEMO_PASSWORD }) });
-    if (signIn.status !== 200) throw new Error(`sign-in of ${email}: ${signIn.status} ${signIn.text.slice(0, 200)}`);
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = await signIn(urls.gateway, email, DEMO_PASSWORD);
     const addresses = await api(`${urls.gateway}/account/addresses`, { headers: { cookie } });
     sessions.push({ email, cookie, addressId: (addresses.json ?? []).find((a) => a.is_default)?.id ?? addresses.json?.[0]?.id });
   }

@@ -27,13 +27,13 @@
 //
 // Environment: SMOKE_OFFLINE=1 skips the pulls (stand-ins at once); SMOKE_KEEP=1 leaves the stack
 // up (no step 8); NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE / MAIL_IMAGE pick the images.
-/* global fetch, AbortSignal, Headers, URLSearchParams */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   SERVICES,
+  api,
   buildServiceImages,
   composeCommand,
   composeProject,
@@ -44,9 +44,11 @@ import {
   must,
   natsSeed,
   natsUsers,
+  paidNotificationForm,
   root,
   run,
   seconds,
+  signIn,
   sleep,
   stackSecrets,
   startDockerd,
@@ -154,30 +156,10 @@ function readmeWalkthrough() {
   return block[1];
 }
 
-async function api(url, init = {}) {
-  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(15_000) });
-  const text = await response.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text, headers: response.headers };
-}
-
-async function signIn(gateway, email, password) {
-  const res = await api(`${gateway}/api/v1/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
-  if (res.status !== 200) throw new Error(`sign-in of ${email}: ${res.status} ${res.text.slice(0, 200)}`);
-  return res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-}
-
-/** The payment gateway's signed notification that `order` ({ shortId, total, tranID? }) is paid: what its server calls after the hosted page. */
+/** The payment gateway's signed notification that `order` ({ shortId, total, tranID? }) is paid. */
 function notifyPaid(urls, order) {
-  const md5 = (text) => createHash('md5').update(text, 'utf8').digest('hex');
-  const fields = { tranID: order.tranID ?? `SMOKE${randomBytes(6).toString('hex')}`, orderid: order.shortId, status: '00', domain: env.PAYMENT_MERCHANT_ID, amount: order.total, currency: 'MYR', paydate: new Date().toISOString(), appcode: 'A1' };
-  const skey = md5(fields.paydate + fields.domain + md5(fields.tranID + fields.orderid + fields.status + fields.domain + fields.amount + fields.currency) + fields.appcode + env.PAYMENT_SECRET_KEY);
-  return api(`${urls.gateway}/api/v1/payments/notify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...fields, skey }).toString() });
+  const form = paidNotificationForm(env, order, order.tranID ?? `SMOKE${randomBytes(6).toString('hex')}`);
+  return api(`${urls.gateway}/api/v1/payments/notify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form }, 15_000);
 }
 
 async function walkthrough(urls) {
@@ -206,14 +188,14 @@ async function walkthrough(urls) {
   const notify = await notifyPaid(urls, order);
   check(notify.status === 200, `the payment notification (signed with the .env's secret key) is accepted (${notify.status} ${notify.text.slice(0, 80)})`);
 
-  const cookie = await signIn(urls.gateway, 'customer@pasar.local', DEMO_PASSWORD);
+  const cookie = await signIn(`${urls.gateway}/api/v1`, 'customer@pasar.local', DEMO_PASSWORD);
   const paid = await api(`${urls.gateway}/api/v1/account/orders/${orderId}`, { headers: { cookie } });
   check(paid.json?.status === 'paid', `the order reads back as paid (${paid.json?.status})`);
 
   // the confirmation e-mail in the mail catcher (Mailpit's API, or the stand-in's)
   let mail;
   for (let i = 0; i < 60 && !mail; i++) {
-    const list = await api(`${urls.mail}/api/v1/messages`).catch(() => undefined);
+    const list = await api(`${urls.mail}/api/v1/messages`);
     mail = list?.json?.messages?.find((m) => m.Subject?.includes(order.shortId) && m.To?.some((to) => to.Address === 'customer@pasar.local'));
     if (!mail) await sleep(1000);
   }
@@ -230,7 +212,7 @@ async function restartCheckout(urls, placed) {
   await compose.waitHealthy({ what: 'after the restart', timeoutMs: 120_000, only: ['checkout', 'gateway'] });
   let after;
   for (let i = 0; i < 30; i++) {
-    after = await api(`${urls.gateway}/api/v1/account/orders/${placed.orderId}`, { headers: { cookie: placed.cookie } }).catch(() => undefined);
+    after = await api(`${urls.gateway}/api/v1/account/orders/${placed.orderId}`, { headers: { cookie: placed.cookie } });
     if (after?.status === 200) break;
     await sleep(1000);
   }
@@ -249,7 +231,7 @@ async function databaseAway(urls, placed) {
   await compose.waitHealthy({ what: 'after PostgreSQL came back', timeoutMs: 180_000, runningIsEnough: ['mailpit'] });
   let after;
   for (let i = 0; i < 30; i++) {
-    after = await api(`${urls.gateway}/api/v1/account/orders/${placed.orderId}`, { headers: { cookie: placed.cookie } }).catch(() => undefined);
+    after = await api(`${urls.gateway}/api/v1/account/orders/${placed.orderId}`, { headers: { cookie: placed.cookie } });
     if (after?.status === 200) break;
     await sleep(1000);
   }
@@ -365,7 +347,7 @@ async function submitLoad(urls, placed) {
   // (submit) or the same transaction (the payment notification), up to five times
   const patiently = async (what, call) => {
     for (let attempt = 1; ; attempt++) {
-      const res = await call().catch((err) => ({ status: 0, text: String(err), headers: new Headers() }));
+      const res = await call();
       if (![0, 502, 503, 504].includes(res.status) || attempt === 5) {
         count(`${what} ${res.status}`);
         return res;

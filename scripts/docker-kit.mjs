@@ -3,9 +3,9 @@
 // stand-ins of deploy/compose/offline/build.sh), the service images built from the one
 // Dockerfile, the NATS users, a compose project (its commands, containers, health, logs) and
 // free ports.
-/* global setTimeout, clearTimeout */
+/* global setTimeout, clearTimeout, fetch, AbortSignal, Headers, URLSearchParams */
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -194,6 +194,43 @@ export function stackSecrets() {
     POSTGRES_PASSWORD: secret(),
     LABEL_SIGNING_KEY: secret(32),
   };
+}
+
+// ------------------------------------------------------------------ talking to the stack
+/** A request to the running stack: { status, json, text, headers }; status 0 (the error's text) when nothing answered within `timeoutMs`. */
+export async function api(url, init = {}, timeoutMs = 30_000) {
+  try {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    const text = await response.text();
+    let json;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, json, text, headers: response.headers };
+  } catch (err) {
+    return { status: 0, text: String(err), headers: new Headers() };
+  }
+}
+
+/** The session cookie of `email` signed in through the gateway's API root (`.../api/v1`); throws unless 200. */
+export async function signIn(apiRoot, email, password) {
+  const res = await api(`${apiRoot}/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  if (res.status !== 200) throw new Error(`sign-in of ${email}: ${res.status} ${res.text.slice(0, 200)}`);
+  return res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+}
+
+/**
+ * The form the payment gateway posts to /payments/notify when `order` ({ shortId, total }) is paid
+ * in transaction `tranID`, signed with the stack's merchant id and secret key (`secrets`, as
+ * stackSecrets gives them): what its server calls after the hosted page.
+ */
+export function paidNotificationForm(secrets, order, tranID) {
+  const md5 = (text) => createHash('md5').update(text, 'utf8').digest('hex');
+  const fields = { tranID, orderid: order.shortId, status: '00', domain: secrets.PAYMENT_MERCHANT_ID, amount: order.total, currency: 'MYR', paydate: new Date().toISOString(), appcode: 'A1' };
+  const skey = md5(fields.paydate + fields.domain + md5(fields.tranID + fields.orderid + fields.status + fields.domain + fields.amount + fields.currency) + fields.appcode + secrets.PAYMENT_SECRET_KEY);
+  return new URLSearchParams({ ...fields, skey }).toString();
 }
 
 /** Writes `values` as an env file only its owner reads. */
