@@ -81,6 +81,9 @@ export async function startSmtpCatcher(options: { onMessage?: (mail: CaughtEmail
       });
     },
   });
+  // a client that goes away mid-session (a notifier restarted or killed) is the server's 'error'
+  // event: unhandled, it would end the process the catcher runs in (npm start, the bench)
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.server.address() as AddressInfo).port;
   return {
