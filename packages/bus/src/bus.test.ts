@@ -316,15 +316,14 @@ describe('outbox relay', () => {
         // no backstop poll within the test, and no NOTIFY: only the hand-over can bring the rows out
         const relay = startRelay(bus, { pollMs: 10 * 60_000 });
         await leading(relay);
-        const [one, two] = [userEvent(1201), userEvent(1202)];
-        const answer = await inTransactionHandingOver(prisma, relay, async (tx) => {
-          await enqueueEvent(tx, identityUserUpserted, one, { source: 'test' });
-          await enqueueEvents(tx, identityUserUpserted, [two], { source: 'test' });
-          return 'done';
-        });
-        expect(answer).toBe('done');
+        const [one, two] = [userEvent(1301), userEvent(1302)];
+        const envelopes = await inTransactionHandingOver(prisma, relay, async (tx) => [
+          await enqueueEvent(tx, identityUserUpserted, one, { source: 'test' }),
+          ...(await enqueueEvents(tx, identityUserUpserted, [two], { source: 'test' })),
+        ]);
+        expect(envelopes.map((e) => e.data.email)).toEqual([one.email, two.email]);
         await waitFor(() => seen.includes(one.email) && seen.includes(two.email), 10000);
-        const failed = userEvent(1203);
+        const failed = userEvent(1303);
         await expect(
           inTransactionHandingOver(prisma, relay, async (tx) => {
             await enqueueEvent(tx, identityUserUpserted, failed, { source: 'test' });
@@ -334,7 +333,7 @@ describe('outbox relay', () => {
         await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 5000);
         await new Promise((r) => setTimeout(r, 200));
         expect(notified).toEqual([]);
-        expect([...published.values()]).toEqual([1, 1]);
+        expect(envelopes.map((e) => published.get(e.id))).toEqual([1, 1]);
         expect(seen).not.toContain(failed.email);
       });
 
@@ -353,7 +352,7 @@ describe('outbox relay', () => {
         Object.defineProperty(bus, 'js', { value: js });
         const relay = startRelay(bus, { pollMs: 10 * 60_000 });
         await leading(relay);
-        const event = userEvent(1211);
+        const event = userEvent(1311);
         const envelope = await inTransactionHandingOver(prisma, relay, (tx) => enqueueEvent(tx, identityUserUpserted, event, { source: 'test' }));
         await waitFor(() => seen.includes(event.email), 10000);
         await waitFor(async () => (await prisma.outbox.count({ where: { id: envelope.id, publishedAt: { not: null } } })) === 1, 5000);
@@ -370,14 +369,14 @@ describe('outbox relay', () => {
         const { bus, published } = countingBus();
         const relay = startRelay(bus, { pollMs: 10 * 60_000 });
         await leading(relay);
-        const first = userEvent(1221);
-        const second = { ...userEvent(1222), userId: first.userId };
-        await commitQuietly(first); // committed, not yet read by the relay (no NOTIFY)
-        await inTransactionHandingOver(prisma, relay, (tx) => enqueueEvent(tx, identityUserUpserted, second, { source: 'test' }));
+        const first = userEvent(1321);
+        const second = { ...userEvent(1322), userId: first.userId };
+        const earlier = await commitQuietly(first); // committed, not yet read by the relay (no NOTIFY)
+        const later = await inTransactionHandingOver(prisma, relay, (tx) => enqueueEvent(tx, identityUserUpserted, second, { source: 'test' }));
         await waitFor(() => seen.includes(second.email), 10000);
         expect(seen.filter((email) => [first.email, second.email].includes(email))).toEqual([first.email, second.email]);
         expect(notified).toEqual([channel()]);
-        expect([...published.values()]).toEqual([1, 1]);
+        expect([earlier.id, later.id].map((id) => published.get(id))).toEqual([1, 1]);
       });
     });
 
