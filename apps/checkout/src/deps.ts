@@ -1,4 +1,4 @@
-import type { Bus, OutboxRelay } from '@pasar/bus';
+import type { Bus, CommittedEvents } from '@pasar/bus';
 import type { Logger } from 'pino';
 import type { CheckoutConfig } from './config';
 import type { PrismaClient } from './generated/prisma/client';
@@ -12,8 +12,8 @@ export interface CheckoutDeps {
   bus: Bus;
   config: CheckoutConfig;
   log: Logger;
-  /** The service's relay (the order batcher hands placed orders' events to it). */
-  relay?: Pick<OutboxRelay, 'publishCommitted'>;
+  /** The service's relay: the order batcher and the payments hand their committed events to it. */
+  relay?: CommittedEvents;
   /** The time; tests pass their own. */
   clock?: () => Date;
 }

@@ -1,4 +1,4 @@
-import type { Bus } from '@pasar/bus';
+import type { Bus, CommittedEvents } from '@pasar/bus';
 import type { VendorConfig } from './config';
 import type { Prisma, PrismaClient } from './generated/prisma/client';
 
@@ -7,6 +7,8 @@ export interface VendorDeps {
   prisma: PrismaClient;
   bus: Bus;
   config: VendorConfig;
+  /** The service's relay: a vendor's shipment move hands its event to it after the commit (inTransactionHandingOver). */
+  relay?: CommittedEvents;
   clock?: () => Date;
 }
 

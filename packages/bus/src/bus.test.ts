@@ -12,7 +12,7 @@ import { migrateServiceSchema } from './migrations';
 import { consume, consumeWithInbox, PermanentFailure, type RunningConsumer, type SqlTx } from './consumer';
 import { RpcFailedError, RpcRefusal, RpcUnavailableError } from './errors';
 import { countDeadLetters, listOutboxDeadLetters, listParkedMessages, replayOutboxDeadLetter, replayParkedMessage } from './dead-letters';
-import { enqueueEvent, enqueueEvents, HANDING_OVER, isUnpublishable, OutboxRelay, publishRounds, stripSchema, UnpublishableError, type OutboxRelayOptions } from './outbox';
+import { enqueueEvent, enqueueEvents, HANDING_OVER, inTransactionHandingOver, isUnpublishable, OutboxRelay, publishRounds, stripSchema, UnpublishableError, type OutboxRelayOptions } from './outbox';
 import { callRpc, serveRpc } from './rpc';
 import { ensureStreams } from './streams';
 
@@ -293,6 +293,91 @@ describe('outbox relay', () => {
       } finally {
         await listener.end();
       }
+    });
+
+    describe('inTransactionHandingOver (any use case hands its transaction\'s rows over)', () => {
+      const channel = () => `outbox_${schemaFromUrl(db.databaseUrl)}`;
+      /** Counts the NOTIFYs that would wake the relay. */
+      async function listening() {
+        const listener = new pg.Client({ connectionString: stripSchema(db.databaseUrl) });
+        await listener.connect();
+        const notified: string[] = [];
+        listener.on('notification', (n) => notified.push(n.channel));
+        await listener.query(`LISTEN "${channel()}"`);
+        running.push({ stop: () => listener.end() });
+        return notified;
+      }
+
+      test('the committed rows go out without the relay\'s read and the commit wakes no relay; a failed transaction hands nothing over', async () => {
+        const { seen, consumer } = collect('hand-over-tx');
+        await consumer.ready;
+        const notified = await listening();
+        const { bus, published } = countingBus();
+        // no backstop poll within the test, and no NOTIFY: only the hand-over can bring the rows out
+        const relay = startRelay(bus, { pollMs: 10 * 60_000 });
+        await leading(relay);
+        const [one, two] = [userEvent(1301), userEvent(1302)];
+        const envelopes = await inTransactionHandingOver(prisma, relay, async (tx) => [
+          await enqueueEvent(tx, identityUserUpserted, one, { source: 'test' }),
+          ...(await enqueueEvents(tx, identityUserUpserted, [two], { source: 'test' })),
+        ]);
+        expect(envelopes.map((e) => e.data.email)).toEqual([one.email, two.email]);
+        await waitFor(() => seen.includes(one.email) && seen.includes(two.email), 10000);
+        const failed = userEvent(1303);
+        await expect(
+          inTransactionHandingOver(prisma, relay, async (tx) => {
+            await enqueueEvent(tx, identityUserUpserted, failed, { source: 'test' });
+            throw new Error('use case failed');
+          }),
+        ).rejects.toThrow('use case failed');
+        await waitFor(async () => (await prisma.outbox.count({ where: { publishedAt: null } })) === 0, 5000);
+        await new Promise((r) => setTimeout(r, 200));
+        expect(notified).toEqual([]);
+        expect(envelopes.map((e) => published.get(e.id))).toEqual([1, 1]);
+        expect(seen).not.toContain(failed.email);
+      });
+
+      test('a row whose publish fails goes out later through the relay, once', async () => {
+        const { seen, consumer } = collect('hand-over-tx-fails');
+        await consumer.ready;
+        const published = new Map<string, number>();
+        const js = Object.create(t.bus.js) as Bus['js'];
+        js.publish = async (...args: Parameters<Bus['js']['publish']>) => {
+          const id = args[2]?.msgID ?? '';
+          published.set(id, (published.get(id) ?? 0) + 1);
+          if (published.get(id) === 1) throw new Error('NATS is away');
+          return t.bus.js.publish(...args);
+        };
+        const bus = Object.create(t.bus) as Bus;
+        Object.defineProperty(bus, 'js', { value: js });
+        const relay = startRelay(bus, { pollMs: 10 * 60_000 });
+        await leading(relay);
+        const event = userEvent(1311);
+        const envelope = await inTransactionHandingOver(prisma, relay, (tx) => enqueueEvent(tx, identityUserUpserted, event, { source: 'test' }));
+        await waitFor(() => seen.includes(event.email), 10000);
+        await waitFor(async () => (await prisma.outbox.count({ where: { id: envelope.id, publishedAt: { not: null } } })) === 1, 5000);
+        await new Promise((r) => setTimeout(r, 300));
+        // the hand-over's attempt failed, the relay's went out: the consumer has it once
+        expect(published.get(envelope.id)).toBe(2);
+        expect(seen.filter((email) => email === event.email)).toHaveLength(1);
+      });
+
+      test('a row of an aggregate with an earlier row still unpublished is left to the relay, woken, which sends both in order', async () => {
+        const { seen, consumer } = collect('hand-over-tx-order');
+        await consumer.ready;
+        const notified = await listening();
+        const { bus, published } = countingBus();
+        const relay = startRelay(bus, { pollMs: 10 * 60_000 });
+        await leading(relay);
+        const first = userEvent(1321);
+        const second = { ...userEvent(1322), userId: first.userId };
+        const earlier = await commitQuietly(first); // committed, not yet read by the relay (no NOTIFY)
+        const later = await inTransactionHandingOver(prisma, relay, (tx) => enqueueEvent(tx, identityUserUpserted, second, { source: 'test' }));
+        await waitFor(() => seen.includes(second.email), 10000);
+        expect(seen.filter((email) => [first.email, second.email].includes(email))).toEqual([first.email, second.email]);
+        expect(notified).toEqual([channel()]);
+        expect([earlier.id, later.id].map((id) => published.get(id))).toEqual([1, 1]);
+      });
     });
 
     test('a row that cannot go out is the relay\'s again: it parks it', async () => {

@@ -47,15 +47,10 @@ export async function enqueueEvents<E extends EventContract>(
   if (envelopes.length === 0) return envelopes;
   // the trace context of the writing request travels with the row: the relay publishes it later, from elsewhere
   const headers: Record<string, string> = { ...currentTraceHeaders(), ...(options.requestId ? { [REQUEST_ID_HEADER]: options.requestId } : {}) };
-  await tx.outbox.createMany({
-    data: envelopes.map((e) => ({
-      id: e.id,
-      type: e.type,
-      payload: e,
-      headers,
-      aggregate: aggregateOf(contract, e.data),
-    })),
-  });
+  const rows: OutboxRow[] = envelopes.map((e) => ({ id: e.id, type: e.type, payload: e, headers, aggregate: aggregateOf(contract, e.data) }));
+  await tx.outbox.createMany({ data: rows as (OutboxRow & { payload: object })[] });
+  // a transaction that hands its rows over (inTransactionHandingOver) collects them for after its commit
+  handOvers.get(tx)?.push(...rows);
   return envelopes;
 }
 
@@ -72,6 +67,61 @@ export async function enqueueEvent<E extends EventContract>(
 ): Promise<EventEnvelope<EventData<E>>> {
   const [envelope] = await enqueueEvents(tx, contract, [data], options);
   return envelope;
+}
+
+/** Where a transaction's committed outbox rows are handed: the service's relay (tests may pass a recorder). */
+export type CommittedEvents = Pick<OutboxRelay, 'publishCommitted'>;
+
+/** What a transaction that hands its rows over needs: the outbox (enqueueEvent(s)) and raw SQL (a Prisma transaction client fits). */
+export interface HandingOverTx extends OutboxTx {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T>;
+}
+
+/** The rows enqueueEvent(s) wrote in each transaction that hands its rows over, by its transaction client. */
+const handOvers = new WeakMap<object, OutboxRow[]>();
+
+/**
+ * Of the rows a transaction wrote, the aggregates with an earlier row not yet published: those rows
+ * are left to the relay (so that they go out after it, in order), and the commit wakes it (NOTIFY,
+ * as the outbox trigger would have). Run at the end of the transaction, after its row locks: an
+ * earlier writer of the same aggregate has committed by then.
+ */
+const EARLIER_UNPUBLISHED = `SELECT aggregate, pg_notify('outbox_' || current_schema(), '')::text AS woken FROM (SELECT DISTINCT aggregate FROM outbox
+  WHERE published_at IS NULL AND aggregate = ANY($1::text[]) AND NOT (id = ANY($2::uuid[]))) AS earlier`;
+
+/**
+ * Runs `work` in one transaction of `db` whose outbox rows, written by enqueueEvent(s) inside it,
+ * are handed to `relay` (publishCommitted) once it committed: the events go out with the answer,
+ * not after the relay's NOTIFY and read, and the commit wakes no relay (HANDING_OVER). A row of an
+ * aggregate with an earlier row still unpublished is left to the relay (woken), which keeps the
+ * aggregate's order. A publish that fails leaves its row to the relay, which retries it in order;
+ * a transaction that fails hands nothing over. Without a relay it is a plain transaction.
+ * Rows written otherwise (raw SQL) are not collected: inside, write the outbox with enqueueEvent(s)
+ * only, or they wait for the relay's backstop poll.
+ */
+export async function inTransactionHandingOver<TTx extends HandingOverTx, R>(
+  db: { $transaction<T>(fn: (tx: TTx) => Promise<T>): Promise<T> },
+  relay: CommittedEvents | undefined,
+  work: (tx: TTx) => Promise<R>,
+): Promise<R> {
+  if (!relay) return db.$transaction(work);
+  let rows: OutboxRow[] = [];
+  const result = await db.$transaction(async (tx) => {
+    rows = [];
+    await tx.$queryRawUnsafe(`SELECT ${HANDING_OVER}`);
+    handOvers.set(tx, rows);
+    const answer = await work(tx);
+    handOvers.delete(tx);
+    const aggregates = [...new Set(rows.flatMap((row) => (row.aggregate === null ? [] : [row.aggregate])))];
+    if (aggregates.length > 0) {
+      const earlier = await tx.$queryRawUnsafe<{ aggregate: string }[]>(EARLIER_UNPUBLISHED, aggregates, rows.map((row) => row.id));
+      const held = new Set(earlier.map((e) => e.aggregate));
+      rows = rows.filter((row) => row.aggregate === null || !held.has(row.aggregate));
+    }
+    return answer;
+  });
+  relay.publishCommitted(rows);
+  return result;
 }
 
 export interface OutboxRelayOptions {

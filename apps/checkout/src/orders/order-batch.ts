@@ -1,4 +1,4 @@
-import { HANDING_OVER, type OutboxRelay, type OutboxRow } from '@pasar/bus';
+import { HANDING_OVER, type CommittedEvents, type OutboxRow } from '@pasar/bus';
 import { Batcher, isConnectionFailure, type SqlPool } from '@pasar/db';
 import { unavailable } from '@pasar/service-kit';
 
@@ -57,9 +57,6 @@ export async function placeOrdersIn(tx: RawQuery, entry: BatchEntry): Promise<Ba
   if (!Array.isArray(row?.outcomes) || row.outcomes.length !== 1) throw new Error('place_orders answered a result of another size');
   return outcomeOf(row.outcomes[0]);
 }
-
-/** Where placed orders' order.created rows go once committed: the service's outbox relay. */
-export type CommittedEvents = Pick<OutboxRelay, 'publishCommitted'>;
 
 /**
  * Group commit of plain orders: an order that arrives while no batch is in flight goes at once,

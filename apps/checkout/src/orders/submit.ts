@@ -1,10 +1,11 @@
+import type { CommittedEvents } from '@pasar/bus';
 import type { PlacedOrder, PostalAddress, SubmitOrderBody } from '@pasar/contracts';
 import { Batcher, isUniqueViolation, sqlPoolOf, type SqlPool } from '@pasar/db';
 import { badRequest, conflict, notFound, ProblemError } from '@pasar/service-kit';
 import { normaliseOptionalTin } from '@pasar/tax';
 import type { CheckoutConfig } from '../config';
 import type { Order, Prisma, PrismaClient } from '../generated/prisma/client';
-import { orderBatcherOf, type CommittedEvents } from './order-batch';
+import { orderBatcherOf } from './order-batch';
 import {
   CATALOG_ROW_JSON,
   EarlierOrder,

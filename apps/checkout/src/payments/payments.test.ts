@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { paymentUrlResponse } from '@pasar/contracts';
-import { signedHeaders, silentLog } from '@pasar/testkit';
+import { listenForRelayWakeUps, signedHeaders, silentLog, waitFor } from '@pasar/testkit';
 import request from 'supertest';
 import { useTestCheckout } from '../../test/checkout';
 import { expireDueOrders } from '../lifecycle/expiry';
@@ -164,6 +164,23 @@ describe('PAYMENT_MOCK outside production', () => {
     expect((await stateOf(order)).earns).toBe(1);
   });
 
+  test("the payment's events are handed to the relay after the commit: published without waking the relay", async () => {
+    const wakeUps = await listenForRelayWakeUps(t.checkout.config.DATABASE_URL);
+    try {
+      const order = await seedOrder();
+      await seedCustomerReplica(prisma(), order.customerId);
+      await initiate(order.orderId, order.customerId).expect(200);
+      const published = async () => {
+        const rows = await prisma().outbox.findMany({ where: { type: { in: ['checkout.order.paid', 'checkout.order.status_changed'] }, payload: { path: ['data', 'orderId'], equals: order.orderId } } });
+        return rows.length === 2 && rows.every((row) => row.publishedAt !== null);
+      };
+      await waitFor(published, 10000);
+      expect(wakeUps.count()).toBe(0);
+    } finally {
+      await wakeUps.stop();
+    }
+  });
+
   test('is ignored in production: the hosted page URL is answered and nothing is paid', async () => {
     const order = await seedOrder();
     t.checkout.config.NODE_ENV = 'production';
@@ -242,6 +259,21 @@ describe('POST /payments/notify', () => {
     expect(res.body).toMatchObject({ status: 400, code: 'invalid_signature' });
     expect(await stateOf(order)).toEqual(before);
     expect(await recordsOf(forged.tranID)).toEqual([expect.objectContaining({ orderId: order.orderId, verified: false })]);
+  });
+
+  test("a verified success's events are handed to the relay after the commit: published without waking the relay", async () => {
+    const order = await seedOrder();
+    await seedCustomerReplica(prisma(), order.customerId);
+    const wakeUps = await listenForRelayWakeUps(t.checkout.config.DATABASE_URL);
+    try {
+      await notify(notification(order)).expect(200);
+      const types = ['checkout.order.paid', 'checkout.order.status_changed', 'notify.email.requested'];
+      const rows = async () => prisma().outbox.findMany({ where: { type: { in: types }, createdAt: { gte: new Date(Date.now() - 60_000) } } });
+      await waitFor(async () => (await eventsFor('notify.email.requested', order)).length === 1 && (await rows()).every((row) => row.publishedAt !== null), 10000);
+      expect(wakeUps.count()).toBe(0);
+    } finally {
+      await wakeUps.stop();
+    }
   });
 
   test('a notification signed for another merchant id answers 400 invalid_signature', async () => {

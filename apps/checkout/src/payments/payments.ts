@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { inTransactionHandingOver, type CommittedEvents } from '@pasar/bus';
 import { paymentNotificationBody, type PaymentUrlResponse } from '@pasar/contracts';
 import { ProblemError, badRequest, conflict, notFound } from '@pasar/service-kit';
 import type { Logger } from 'pino';
@@ -23,6 +24,8 @@ export interface PaymentDeps {
     | 'PAYMENT_CALLBACK_URL'
   >;
   log: Logger;
+  /** The service's relay: a payment's events are handed to it after the commit (inTransactionHandingOver). */
+  relay?: CommittedEvents;
   clock?: () => Date;
 }
 
@@ -49,7 +52,7 @@ export async function startPayment(deps: PaymentDeps, payer: Payer, orderId: str
   if (order.expiresAt <= at) throw notPayable('the order expired before it was paid');
 
   if (isPaymentMockOn(config)) {
-    await prisma.$transaction(async (tx) => {
+    await inTransactionHandingOver(prisma, deps.relay, async (tx) => {
       await tx.payment.update({ where: { orderId }, data: { attempts: { increment: 1 } } });
       const result = await markOrderPaid(tx, orderId, { transactionId: `mock-${randomUUID()}`, paidAt: at, requestId }, deps.log);
       if (result.outcome === 'not_payable') throw notPayable(`the order is ${result.status}`);
@@ -139,7 +142,7 @@ export async function receivePaymentNotification(deps: PaymentDeps, body: unknow
   }
 
   const paidAt = now(deps);
-  const result = await prisma.$transaction((tx) => markOrderPaid(tx, order.id, { transactionId: notification.tranID, paidAt, requestId }, log));
+  const result = await inTransactionHandingOver(prisma, deps.relay, (tx) => markOrderPaid(tx, order.id, { transactionId: notification.tranID, paidAt, requestId }, log));
   const refusal = refusalOf(result);
   if (refusal) {
     log.warn({ orderId: order.id, tranID: notification.tranID, outcome: result }, 'payment received for an order that takes none; refund it');

@@ -31,6 +31,14 @@ export interface Refused {
   body: Record<string, unknown>;
 }
 
+/**
+ * The answer to a client that reconnects to a finished stream having missed nothing (its
+ * `Last-Event-ID` is the `end` event's): 204 No Content, which makes an EventSource stop
+ * reconnecting (HTML, server-sent events); a stream would stay empty until the idle close, and an
+ * `end` again would be followed by another reconnect.
+ */
+export const NOTHING_MORE = { status: 204 } as const;
+
 /** What a stream follows, and how it learns the current state. */
 interface Subject {
   /** The feed keys to listen on before the state is read. */
@@ -61,7 +69,7 @@ export async function openLiveStream(
   target: LiveTarget,
   request: { headers: IncomingHttpHeaders; requestId: string },
   res: ServerResponse,
-): Promise<Refused | undefined> {
+): Promise<Refused | typeof NOTHING_MORE | undefined> {
   const { userId } = caller.identity;
   const slot = await deps.registry.reserve(userId);
   if (!slot) return refused(429, 'too_many_streams', 'this account has as many live streams open as it may; close one first', request.requestId);
@@ -79,6 +87,9 @@ export async function openLiveStream(
     const loaded = await subject.load();
     if ('status' in loaded) return loaded;
     if (loaded.moreKeys?.length) following.listen(loaded.moreKeys);
+    // a finished subject's gap is read before the stream opens: nothing of it missed, nothing more to come
+    const missed = plan.kind === 'replay' && subject.finished({ data: loaded.snapshot }) ? await missedBy(deps.feed, subject, plan.from, plan.to) : undefined;
+    if (missed?.length === 0) return NOTHING_MORE;
 
     const stream = new LiveStream(res, deps.limits, { userId, tokenHash: caller.session.tokenHash }, plan.kind === 'replay' ? plan.from : plan.at);
     deps.registry.attach(slot, stream);
@@ -96,10 +107,14 @@ export async function openLiveStream(
     if (plan.kind === 'snapshot') {
       stream.send('snapshot', { resume: plan.reason, state: loaded.snapshot }, plan.at);
       if (subject.finished({ data: loaded.snapshot })) return void stream.end({ reason: 'final_status' });
+    } else if (missed) {
+      for (const message of missed) attached.take(message);
     } else {
       await deps.feed.replay(plan.from, plan.to, (message) => attached.take(message));
     }
     attached.deliverHeld();
+    // finished before the gap's last message: what it missed was sent, nothing more comes
+    if (missed && !stream.closed) stream.end({ reason: 'final_status' });
     return undefined;
   } finally {
     if (!handedOver) {
@@ -107,6 +122,15 @@ export async function openLiveStream(
       deps.registry.release(slot);
     }
   }
+}
+
+/** The messages between two positions that `subject` follows (a replay read whole before the stream opens). */
+async function missedBy(feed: LiveFeed, subject: Subject, from: Position, to: Position): Promise<FeedMessage[]> {
+  const missed: FeedMessage[] = [];
+  await feed.replay(from, to, (message) => {
+    if (subject.follows(message)) missed.push(message);
+  });
+  return missed;
 }
 
 /**

@@ -97,6 +97,28 @@ describe('live stream routes', () => {
     }, 10_000);
   });
 
+  test("a reconnect with the end event's id gets 204 No Content at once (an EventSource stops reconnecting); an earlier id still gets the stream", async () => {
+    const orderId = randomUUID();
+    orders.set(orderId, { customerId: customer.id, status: 'delivered' });
+    const path = `${gateway.url}/api/v1/account/orders/${orderId}/events`;
+    const first = await open(path, { cookie: customer.cookie, origin: ORIGIN });
+    opened.push(first.res);
+    await waitFor(first.ended, 10_000);
+    const endId = /event: end\nid: (\d+-\d+)\n/.exec(first.body())?.[1];
+    expect(endId).toBeDefined();
+    const again = await open(path, { cookie: customer.cookie, origin: ORIGIN, 'last-event-id': endId! });
+    opened.push(again.res);
+    expect(again.res.statusCode).toBe(204);
+    await waitFor(again.ended, 2_000);
+    expect(again.body()).toBe('');
+    expect(again.res.headers['access-control-allow-origin']).toBe(ORIGIN);
+    // an order still under way with the same id: the stream opens (nothing finished)
+    orders.set(orderId, { customerId: customer.id, status: 'shipped' });
+    const underWay = await open(path, { cookie: customer.cookie, 'last-event-id': endId! });
+    opened.push(underWay.res);
+    expect(underWay.res.statusCode).toBe(200);
+  });
+
   test('refusals are problem+json with the same headers, before any stream starts', async () => {
     const someone = randomUUID();
     orders.set(someone, { customerId: randomUUID(), status: 'paid' }); // another customer's

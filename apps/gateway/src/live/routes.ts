@@ -39,7 +39,10 @@ export function rawLiveStreams(deps: LiveRouteDeps): (kit: RawRequestKit) => Raw
         if (!caller.identity || !caller.session) return writeProblem(res, req.method, 401, 'unauthenticated', 'sign in first', requestId);
         if (target.kind === 'vendor' && caller.identity.role !== 'vendor') return writeProblem(res, req.method, 403, 'forbidden', 'this needs the vendor role', requestId);
         const refused = await openLiveStream(deps.live, { identity: caller.identity, session: caller.session }, target, { headers: req.headers, requestId }, res);
-        if (refused) {
+        if (refused && !('body' in refused)) {
+          res.writeHead(refused.status);
+          res.end();
+        } else if (refused) {
           res.writeHead(refused.status, { 'content-type': 'application/problem+json; charset=utf-8' });
           res.end(JSON.stringify(refused.body));
         }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { shipmentDetail, shipmentPage, vendorShipmentStatusChanged, type SubOrderStatus } from '@pasar/contracts';
+import { listenForRelayWakeUps, waitFor } from '@pasar/testkit';
 import request from 'supertest';
 import { givenShipment, orderCreated } from '../../test/shipments';
 import { createShipments } from './events';
@@ -292,6 +293,27 @@ describe('POST /vendor/shipments/{id}/cancel', () => {
     const { id } = await givenShipment(t, store.storeId, 'paid');
     await post(id, 'cancel', { reason: 42 }).expect(400);
     expect((await shipmentRow(id)).status).toBe('paid');
+  });
+});
+
+describe("a vendor's moves hand their event to the relay after the commit", () => {
+  test('ship and deliver: each status change is published without waking the relay', async () => {
+    const { id } = await givenShipment(t, store.storeId, 'paid');
+    const wakeUps = await listenForRelayWakeUps(t.vendor.config.DATABASE_URL);
+    try {
+      const publishedCount = async () => {
+        const rows = await t.vendor.prisma.outbox.findMany({ where: { type: vendorShipmentStatusChanged.type, payload: { path: ['data', 'shipmentId'], equals: id } } });
+        return rows.filter((row) => row.publishedAt !== null).length;
+      };
+      await post(id, 'ship', shipBody).expect(204);
+      await waitFor(async () => (await publishedCount()) === 1, 10000);
+      await post(id, 'deliver').expect(204);
+      await waitFor(async () => (await publishedCount()) === 2, 10000);
+      expect((await eventsOf(id)).map((e) => e.status)).toEqual(['shipped', 'delivered']);
+      expect(wakeUps.count()).toBe(0);
+    } finally {
+      await wakeUps.stop();
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { inTransactionHandingOver } from '@pasar/bus';
 import { SHIPMENTS_PAGE_SIZE, type CancelShipmentBody, type ShipShipmentBody, type PostalAddress, type SubOrderStatus } from '@pasar/contracts';
 import { sqlPoolOf } from '@pasar/db';
 import { ProblemError, badRequest, notFound } from '@pasar/service-kit';
@@ -7,7 +8,7 @@ import type { Shipment } from '../generated/prisma/client';
 import { pageCount, refusalOf, trackingUrlFor, type ShipmentAction } from './rules';
 import { transitionShipment, type ShipmentChanges } from './transition';
 
-type Deps = Pick<VendorDeps, 'prisma' | 'clock'>;
+type Deps = Pick<VendorDeps, 'prisma' | 'clock' | 'relay'>;
 
 /**
  * A shipment as the vendor's reads answer it, straight from plain SQL: money as the database
@@ -169,7 +170,7 @@ export function cancelShipment(deps: Deps, storeId: string, id: string, body: Ca
 /** One vendor action in one transaction: 404 when not the store's, the action's refusal when its status forbids it. */
 async function vendorAction(deps: Deps, storeId: string, id: string, action: ShipmentAction, changes: (at: Date) => ShipmentChanges): Promise<void> {
   const at = now(deps);
-  const result = await deps.prisma.$transaction((tx) => transitionShipment(tx, { id, storeId }, action, changes(at), at));
+  const result = await inTransactionHandingOver(deps.prisma, deps.relay, (tx) => transitionShipment(tx, { id, storeId }, action, changes(at), at));
   if (result.applied) return;
   if (result.status === null) throw notFound('shipment');
   const refusal = refusalOf(action, result.status);
