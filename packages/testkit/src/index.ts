@@ -10,3 +10,4 @@ export * from './sign-on-send';
 export * from './fake-carrier';
 export * from './webhook-receiver';
 export * from './differential';
+export * from './otlp-receiver';
