@@ -12,16 +12,17 @@
 //   prisma/migrations/    the service's migrations   (its code reads <dist>/../prisma/migrations)
 //   migrations/           @pasar/bus's migrations    (<dist>/../migrations)
 //   dist/assets/          the gateway's API reference page files (<dist>/assets)
-//   node_modules/         only what cannot be bundled: native addons, installed by npm from the
-//                         versions in package-lock.json, and Scalar's browser bundle (a file the
-//                         gateway serves at /docs)
+//   node_modules/         only what cannot be bundled, installed by npm from the versions in
+//                         package-lock.json: native addons, and pg and express (the tracing
+//                         instrumentations patch them as they load, which a bundled copy never
+//                         does); and Scalar's browser bundle (a file the gateway serves at /docs)
 // Why a bundle rather than tsc per package: the workspace packages export TypeScript sources, and
 // a pruned production install would still bring each dependency's whole package (Prisma's CLI and
 // engines, typings, the other services' dependencies); one esbuild file keeps the runtime to the
 // code that runs, starts fast (one file to read) and leaves a node_modules of a few megabytes.
 import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,13 @@ import { build } from 'esbuild';
 const SERVICES = { gateway: 8080, checkout: 4001, b2b: 4002, vendor: 4003, admin: 4004, notifier: 4005 };
 /** Packages left out of the bundle and installed into node_modules: native addons. */
 const NATIVE = ['@node-rs/argon2'];
+/**
+ * Packages left out of the bundle and installed into node_modules so that tracing sees them: the
+ * OpenTelemetry instrumentations (service-kit's trace.ts) patch a package when `require` loads it
+ * by name, which never happens to code bundled into main.js. Only those the bundle imports are
+ * installed (each with its own dependencies: about 2.7 MB for both, less what main.js no longer holds).
+ */
+const INSTRUMENTED = ['pg', 'express'];
 /** Optional requires that are never installed (pg's native binding); left as `require` calls that throw. */
 const NEVER_INSTALLED = ['pg-native'];
 
@@ -77,11 +85,11 @@ const prismaWasmFromFile = {
  * so a service without tracing neither parses nor keeps their source.
  */
 const TRACING_SDK = {
-  '@opentelemetry/sdk-node': 'NodeSDK',
-  '@opentelemetry/instrumentation-http': 'HttpInstrumentation',
-  '@opentelemetry/instrumentation-express': 'ExpressInstrumentation',
-  '@opentelemetry/instrumentation-pg': 'PgInstrumentation',
-  '@opentelemetry/core': 'W3CTraceContextPropagator',
+  '@opentelemetry/sdk-node': ['NodeSDK'],
+  '@opentelemetry/instrumentation-http': ['HttpInstrumentation'],
+  '@opentelemetry/instrumentation-express': ['ExpressInstrumentation', 'ExpressLayerType'],
+  '@opentelemetry/instrumentation-pg': ['PgInstrumentation'],
+  '@opentelemetry/core': ['W3CTraceContextPropagator'],
 };
 const tracingSdkApart = {
   name: 'tracing-sdk-apart',
@@ -102,7 +110,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  external: [...native, ...NEVER_INSTALLED],
+  external: [...native, ...INSTRUMENTED, ...INSTRUMENTED.map((name) => `${name}/*`), ...NEVER_INSTALLED],
   // class and function names stay: errors, logs and Prisma's error classes use them
   keepNames: true,
   minifySyntax: true,
@@ -118,7 +126,7 @@ const result = await build({
 });
 await build({
   stdin: {
-    contents: Object.entries(TRACING_SDK).map(([pkg, name]) => `export { ${name} } from '${pkg}';`).join('\n'),
+    contents: Object.entries(TRACING_SDK).map(([pkg, names]) => `export { ${names.join(', ')} } from '${pkg}';`).join('\n'),
     resolveDir: join(root, 'packages', 'service-kit'),
     loader: 'js',
   },
@@ -146,11 +154,19 @@ fetch('http://127.0.0.1:' + port + '${app === 'gateway' ? "' + (process.env.METR
 
 cpSync(join(appDir, 'prisma', 'migrations'), join(out, 'prisma', 'migrations'), { recursive: true });
 cpSync(join(root, 'packages', 'bus', 'migrations'), join(out, 'migrations'), { recursive: true });
-// the native addons at the versions the monorepo's install resolved (package-lock.json)
-const dependencies = Object.fromEntries(native.map((name) => [name, JSON.parse(readFileSync(appRequire.resolve(`${name}/package.json`), 'utf8')).version]));
+// the instrumented packages the bundle imports (main.js or migrate.js), by the metafile
+const importedPackages = new Set(Object.values(result.metafile.outputs).flatMap((output) => output.imports.filter((i) => i.external).map((i) => i.path.split('/')[0])));
+const installed = [...native, ...INSTRUMENTED.filter((name) => importedPackages.has(name))];
+// at the versions the monorepo's install resolved (package-lock.json)
+const dependencies = Object.fromEntries(installed.map((name) => [name, JSON.parse(readFileSync(appRequire.resolve(`${name}/package.json`), 'utf8')).version]));
 writeFileSync(join(out, 'package.json'), `${JSON.stringify({ name: `@pasar/${app}-image`, private: true, dependencies }, null, 2)}\n`);
-if (native.length) {
+if (installed.length) {
   execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock', '--prefer-offline'], { cwd: out, stdio: 'inherit' });
+  // what node never reads (typings, TypeScript sources, source maps, read-mes and change logs): a
+  // third of what npm installs for pg and express; the licences stay
+  for (const file of readdirSync(join(out, 'node_modules'), { recursive: true })) {
+    if (/\.([cm]?ts|map)$|(^|\/)(readme|changelog|history)(\.\w+)?$/i.test(file)) rmSync(join(out, 'node_modules', file), { force: true });
+  }
 }
 
 // after npm install, which would remove a package it did not install
@@ -167,4 +183,4 @@ if (app === 'gateway') {
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 const bundleBytes = statSync(join(out, 'dist', 'main.js')).size;
 const inputs = Object.keys(result.metafile.inputs).length;
-console.log(`bundle-service: ${app}: dist/main.js ${mb(bundleBytes)} from ${inputs} files; external: ${[...native, ...NEVER_INSTALLED].join(', ')}; out ${relative(process.cwd(), out) || out}`);
+console.log(`bundle-service: ${app}: dist/main.js ${mb(bundleBytes)} from ${inputs} files; external: ${[...installed, ...NEVER_INSTALLED].join(', ')}; out ${relative(process.cwd(), out) || out}`);

@@ -8,7 +8,7 @@ import { TICKS_PER_SECOND, readInfrastructure, readProcess, statFigures } from '
 import { latencySummary } from './scenarios/checkout-submit';
 import { spansIn } from './otlp-sink';
 import { submitWithStreams } from './scenarios/live-streams';
-import { tracingCost } from './scenarios/tracing';
+import { NOOP_CALL_KINDS, noopCallsPerOrder, timeNoopCalls, tracingCost } from './scenarios/tracing';
 
 describe('the bench figures', () => {
   test('latencySummary over more samples than the call stack holds: percentiles, max and mean', () => {
@@ -79,27 +79,47 @@ describe('the tracing scenario', () => {
     await provider.shutdown();
   });
 
-  test('CPU per order of each side pooled over its rounds, against the other side and today, with the targets', () => {
+  test('CPU per order of each side pooled over its rounds, pair by pair, off against its no-op API calls, with the targets', () => {
     const rounds = [
       { tracing: 'off' as const, created: 1000, cpuMs: 1000 },
       { tracing: 'on' as const, created: 1000, cpuMs: 1150 },
       { tracing: 'off' as const, created: 3000, cpuMs: 3300 },
       { tracing: 'on' as const, created: 1000, cpuMs: 1150 },
     ];
+    // 20 calls of 100 ns and 2 of 500 ns: 3 µs of 1.075 ms per order
+    const noop = { perOrder: { contextActive: 20, inject: 1, extract: 1, startSpan: 0 }, nsPerCall: { contextActive: 100, inject: 500, extract: 500, startSpan: 900 } };
     // off: 4300 ms / 4000 orders = 1.075; on: 2300 / 2000 = 1.15
-    expect(tracingCost(rounds, 1.05)).toEqual({
+    expect(tracingCost(rounds, noop, 1.05)).toEqual({
       off: { rounds: 2, orders: 4000, cpuMs: 4300, cpuMsPerOrder: 1.075 },
       on: { rounds: 2, orders: 2000, cpuMs: 2300, cpuMsPerOrder: 1.15 },
       onOverOff: 1.0698,
       pairRatios: [1.15, 1.0455],
+      pairMedian: 1.0978,
+      pairSpread: { min: 1.0455, max: 1.15 },
+      // 3 µs / 1075 µs
+      offNoop: { usPerOrder: 3, share: 0.00279, offOverUntraced: 1.0028 },
       offOverToday: 1.0238,
       onOverToday: 1.0952,
-      meetsTargets: { off: false, on: true },
+      meetsTargets: { off: true, on: true },
     });
-    // within both targets; without today's figure there is nothing to hold "off" to
-    expect(tracingCost(rounds, 1.06).meetsTargets).toEqual({ off: true, on: true });
-    expect(tracingCost(rounds)).toMatchObject({ offOverToday: null, onOverToday: null, meetsTargets: { off: null, on: true } });
+    // the targets: off within 2 % of the same code without the calls, on within 10 % of off
+    const costly = { ...noop, nsPerCall: { ...noop.nsPerCall, contextActive: 1200 } };
+    expect(tracingCost(rounds, costly).offNoop?.offOverUntraced).toBeCloseTo(1.0234, 3);
+    expect(tracingCost(rounds, costly).meetsTargets).toEqual({ off: false, on: true });
+    expect(tracingCost(rounds)).toMatchObject({ offNoop: null, offOverToday: null, onOverToday: null, meetsTargets: { off: null, on: true } });
     expect(tracingCost([...rounds, { tracing: 'on', created: 1000, cpuMs: 2000 }]).meetsTargets.on).toBe(false);
+  });
+
+  test("the API calls per order are every service process's counts over the round's orders", () => {
+    const counts = [{ contextActive: 3000, inject: 1000 }, { contextActive: 1000, extract: 1000, startSpan: 1000 }, {}];
+    expect(noopCallsPerOrder(counts, 1000)).toEqual({ contextActive: 4, inject: 1, extract: 1, startSpan: 1 });
+    expect(() => noopCallsPerOrder(counts, 0)).toThrow('no order in the counting round');
+  });
+
+  test('every kind of no-op API call is timed (no SDK is registered in the bench process)', () => {
+    const times = timeNoopCalls();
+    expect(Object.keys(times).sort()).toEqual([...NOOP_CALL_KINDS].sort());
+    for (const kind of NOOP_CALL_KINDS) expect(Number.isFinite(times[kind]) && times[kind] > 0).toBe(true);
   });
 
   test('a side without orders is an error, not a ratio', () => {

@@ -1,83 +1,25 @@
 /**
  * OpenTelemetry through the whole stack: every service exports to an OTLP/HTTP (JSON) receiver
- * this test runs. A submit's trace holds checkout's and (through NATS) vendor's
- * spans; a payment's also the notifier's; `traceresponse` names the trace, problem bodies carry
+ * this test runs. A submit's trace holds checkout's (HTTP, its queries) and (through NATS) vendor's
+ * spans, a request to an express route its request handler's; no express middleware layer and no query outside a request or a
+ * message has a span; a payment's also the notifier's; `traceresponse` names the trace, problem bodies carry
  * its id, log lines its trace_id; an inbound traceparent does not reach past the gateway; no span
  * attribute holds the session cookie or the password.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { waitFor, type TestBus } from '@pasar/testkit';
+import { startOtlpReceiver, waitFor, type OtlpReceiver, type ReceivedSpan, type TestBus } from '@pasar/testkit';
 import { connectStackBus } from './support/bus';
 import { newShopper, openStore, submit, type E2eStore } from './support/commerce';
 import type { Problem } from './support/http';
 import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
 
-interface ReceivedSpan {
-  service: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes: Record<string, unknown>;
-}
-
-/** An OTLP/HTTP receiver of the JSON encoding: keeps every span it is sent. */
-async function startReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; close: () => Promise<void> }> {
-  const spans: ReceivedSpan[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          resourceSpans?: { resource?: { attributes?: Attribute[] }; scopeSpans?: { spans?: RawSpan[] }[] }[];
-        };
-        for (const resource of body.resourceSpans ?? []) {
-          const service = String(attributesOf(resource.resource?.attributes)['service.name']);
-          for (const scope of resource.scopeSpans ?? []) {
-            for (const span of scope.spans ?? []) {
-              spans.push({ service, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, name: span.name, attributes: attributesOf(span.attributes) });
-            }
-          }
-        }
-      } catch {
-        // not JSON: not ours to keep
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    spans,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-interface Attribute {
-  key: string;
-  value: Record<string, unknown>;
-}
-interface RawSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes?: Attribute[];
-}
-function attributesOf(list: Attribute[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map((a) => [a.key, Object.values(a.value)[0]]));
-}
-
-let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
+let receiver: OtlpReceiver | undefined;
 let e2e: E2eStack | undefined;
 let testBus: TestBus | undefined;
 let store: E2eStore | undefined;
 
 beforeAll(async () => {
-  receiver = await startReceiver();
+  receiver = await startOtlpReceiver();
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_TRACES_SAMPLER: 'always_on' };
   e2e = await startE2eStack({ env: { gateway: otel, checkout: otel, b2b: otel, vendor: otel, admin: otel, notifier: otel } });
   testBus = await connectStackBus(e2e);
@@ -157,6 +99,8 @@ describe('traces across HTTP and NATS', () => {
         const missing = await shopper.client.get<Problem & { traceId?: string }>(`${API}/account/orders/${randomUUID()}`);
         expect(missing.status).toBe(404);
         expect(missing.body.traceId).toBe(traceIdOf(missing.headers.get('traceresponse')));
+        // an express route (the submit is not one: it takes checkout's lean path) has its request handler's span
+        await traceWith(missing.body.traceId as string, { checkout: (s) => s.attributes['express.type'] === 'request_handler' && s.attributes['http.route'] === '/api/v1/account/orders/:id' });
 
         // the gateway starts its own trace: a caller's traceparent is not followed
         const foreign = '0af7651916cd43dd8448eb211c80319c';
@@ -177,6 +121,13 @@ describe('traces across HTTP and NATS', () => {
         expect(everything).not.toContain(token);
         expect(everything).not.toMatch(/x-pasar-sig|set-cookie|"cookie"/i);
         expect(everything).not.toMatch(/signature=/);
+
+        // no span per express middleware layer; a query is traced only inside a request's or a
+        // message's span (the outbox relay's and the workers' own queries start no trace)
+        expect(receiver.spans.filter((s) => s.attributes['express.type'] === 'middleware').map((s) => `${s.service}: ${s.name}`)).toEqual([]);
+        const queries = receiver.spans.filter((s) => s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql');
+        expect(queries.length).toBeGreaterThan(0);
+        expect(queries.filter((s) => s.parentSpanId === undefined).map((s) => `${s.service}: ${s.name}`)).toEqual([]);
       },
     ),
     300_000,

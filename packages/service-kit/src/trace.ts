@@ -1,8 +1,9 @@
 /**
  * OpenTelemetry tracing: off unless OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set.
  * Off, the SDK is never loaded (the imports below are dynamic) and the API calls elsewhere are
- * no-ops. On, spans for HTTP server and client, express and pg (Prisma runs on pg) go to the
- * OTLP endpoint; the standard OTEL_* variables apply (protocol, sampler, service name, ...).
+ * no-ops. On, spans for HTTP server and client, express routes and pg queries (Prisma runs on pg)
+ * made while a request or a message is handled go to the OTLP endpoint; the standard OTEL_*
+ * variables apply (protocol, sampler, service name, ...).
  *
  * This module imports nothing heavy at the top: a service's main.ts calls startTracing before it
  * loads the modules the instrumentations patch (http, express, pg).
@@ -39,7 +40,7 @@ const URL_ATTRIBUTES = ['http.target', 'http.url', 'url.full'];
  */
 export async function startTracing(service: string, options: TracingOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TracingHandle | undefined> {
   if (!isTracingConfigured(env)) return undefined;
-  const [{ NodeSDK }, { HttpInstrumentation }, { ExpressInstrumentation }, { PgInstrumentation }, { W3CTraceContextPropagator }] = await Promise.all([
+  const [{ NodeSDK }, { HttpInstrumentation }, { ExpressInstrumentation, ExpressLayerType }, { PgInstrumentation }, { W3CTraceContextPropagator }] = await Promise.all([
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/instrumentation-http'),
     import('@opentelemetry/instrumentation-express'),
@@ -62,9 +63,13 @@ export async function startTracing(service: string, options: TracingOptions = {}
         requestHook: (span) => withoutQueries(span),
         responseHook: (span) => withoutQueries(span),
       }),
-      new ExpressInstrumentation(),
-      // statements only (with their $n placeholders): never the values bound to them
-      new PgInstrumentation({ enhancedDatabaseReporting: false }),
+      // a span per route (router and request handler layers), none per middleware layer (body
+      // parsing, helmet, cors, the identity check, ...): those ran on every request for little news
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
+      // statements only (with their $n placeholders): never the values bound to them. Only inside a
+      // request's or a message's span: the background queries (outbox relay polls, inbox and worker
+      // sweeps) would otherwise each start a trace of their own, sampled and exported like a request's
+      new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
     ],
   });
   sdk.start();

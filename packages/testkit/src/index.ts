@@ -11,3 +11,4 @@ export * from './fake-carrier';
 export * from './webhook-receiver';
 export * from './differential';
 export * from './outbox';
+export * from './otlp-receiver';

@@ -53,6 +53,11 @@ export class ManagedProcess {
     return this.running ? this.child?.pid : undefined;
   }
 
+  /** One variable of the environment it starts with next (undefined when unset). */
+  variable(name: string): string | undefined {
+    return this.environment[name];
+  }
+
   /** Called each time the process ends (expected or not). */
   onExit(listener: (exit: ProcessExit) => void): () => void {
     this.exitListeners.add(listener);

@@ -109,6 +109,8 @@ export interface StackService {
   start(envChanges?: Record<string, string | undefined>): Promise<void>;
   /** The last output lines (kept even when the log sink is silent). */
   recentLines(): string[];
+  /** One variable of the environment it starts with next (undefined when unset). */
+  variable(name: string): string | undefined;
 }
 
 export type PostgresSource = 'configured' | 'local' | 'started-system' | 'started-embedded';
@@ -511,6 +513,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         stop: () => managed.stop(),
         start: (envChanges) => startOne(name, instance, port, envChanges),
         recentLines: () => managed.lines.snapshot(),
+        variable: (variableName) => managed.variable(variableName),
       };
     };
     const instances = Object.fromEntries(
