@@ -400,7 +400,8 @@ describe('live order tracking through the gateway', () => {
         await pay({ client: owner, userId: '', addressId: '' }, orderId);
 
         const payment = await company.waitForFrames((f) => f.event === 'payment');
-        expect(payment[0].data).toMatchObject({ orderId, isB2b: true });
+        // checkout names the company: the stream took the order from the event itself
+        expect(payment[0].data).toMatchObject({ orderId, isB2b: true, companyId });
         await company.waitForFrames((f) => f.event === 'order.status' && (f.data as { orderId: string }).orderId === orderId);
       },
     ),

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { consume, type RunningConsumer } from '@pasar/bus';
 import type { EventContract, EventData, EventEnvelope } from '@pasar/contracts';
 import { createTestSchema, type TestSchema } from '@pasar/db';
@@ -133,4 +134,20 @@ export function collectEvents<E extends EventContract>(
     consumer,
     waitFor: (match) => waitFor(() => events.find((e) => match(e.data)), 15_000),
   };
+}
+
+/** A GET that resolves with the response once its head is in (a live stream's); `body()` is what came so far, `ended()` whether the body is complete. */
+export function openGet(url: string, headers: Record<string, string>): Promise<{ res: IncomingMessage; body: () => string; ended: () => boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers }, (res) => {
+      let text = '';
+      let ended = false;
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => (ended = true));
+      resolve({ res, body: () => text, ended: () => ended });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { acceptsOrderCreated, checkoutOrderCreated } from './commerce';
+import { acceptsOrderCreated, checkoutOrderCreated, checkoutOrderPaid, checkoutOrderStatusChanged } from './commerce';
 
 const item = (over: Record<string, unknown> = {}) => ({
   orderItemId: randomUUID(),
@@ -158,5 +158,18 @@ describe('acceptsOrderCreated (the fast path of checkout.order.created)', () => 
 
   it('refuses what is not an object', () => {
     for (const data of [null, undefined, 'x', 1, [], [orderCreated()]]) expect(acceptsOrderCreated(data)).toBe(false);
+  });
+});
+
+describe("the buying company on checkout.order.paid and checkout.order.status_changed (the B2B live stream's)", () => {
+  const paid = { orderId: randomUUID(), shortId: 'PSR-7K2M9Q', customerId: randomUUID(), isB2b: true, subOrderIds: [randomUUID()], total: '15.00', paidAt: new Date().toISOString() };
+  const moved = { orderId: randomUUID(), isB2b: true, status: 'paid', previousStatus: 'pending_payment', changedAt: new Date().toISOString() };
+
+  it.each([
+    ['checkout.order.paid', checkoutOrderPaid.data, paid],
+    ['checkout.order.status_changed', checkoutOrderStatusChanged.data, moved],
+  ] as const)('%s: a company id, null (no company) or none (an older checkout) is taken unchanged; anything else is refused', (_type, schema, data) => {
+    for (const event of [{ ...data, companyId: randomUUID() }, { ...data, companyId: null }, data]) expect(schema.parse(event)).toStrictEqual(event);
+    for (const companyId of ['', 'C1234567890', 7, {}]) expect(schema.safeParse({ ...data, companyId }).success).toBe(false);
   });
 });

@@ -228,6 +228,13 @@ export const checkoutOrderCreated = defineEvent(
   { accepts: acceptsOrderCreated, route: { keys: ['b2b', 'retail'], keyOf: orderCreatedRouteKey }, aggregateOf: (d) => `order:${d.orderId}` },
 );
 
+/**
+ * The company that bought a B2B order (the gateway's B2B live stream takes the order's events from
+ * it without asking b2b); null for any other order and for a B2B order placed before checkout
+ * recorded it; absent from checkouts before it (a consumer falls back to asking b2b).
+ */
+const buyingCompany = z.uuid().nullish();
+
 /** checkout → vendor (shipments pending_payment → paid), b2b, notifier. */
 export const checkoutOrderPaid = defineEvent(
   'checkout.order.paid',
@@ -236,6 +243,7 @@ export const checkoutOrderPaid = defineEvent(
     shortId: z.string(),
     customerId: z.uuid(),
     isB2b: z.boolean(),
+    companyId: buyingCompany,
     subOrderIds: z.array(z.uuid()),
     total: moneyString,
     paidAt: z.iso.datetime(),
@@ -273,6 +281,7 @@ export const checkoutOrderStatusChanged = defineEvent(
   z.object({
     orderId: z.uuid(),
     isB2b: z.boolean(),
+    companyId: buyingCompany,
     status: orderStatusSchema,
     previousStatus: orderStatusSchema,
     changedAt: z.iso.datetime(),

@@ -123,10 +123,10 @@ BEGIN
   UPDATE product_variant v SET stock = v.stock - t.value::int
   FROM jsonb_each_text(taken) t WHERE left(t.key, 1) = 'v' AND v.id = substr(t.key, 2)::uuid;
 
-  INSERT INTO "order" (id, short_id, customer_id, is_b2b, family_id, buyer_tin, admin_notes, subtotal, discount_total, shipping_total, total,
+  INSERT INTO "order" (id, short_id, customer_id, is_b2b, family_id, buyer_tin, company_id, admin_notes, subtotal, discount_total, shipping_total, total,
     points_redeemed, points_earned, voucher_id, kol_code_id, purchase_request_ids, idempotency_key, request_hash, ship_full_name, ship_phone,
     ship_address_line_1, ship_address_line_2, ship_city, ship_postcode, ship_state, expires_at, created_at, updated_at)
-  SELECT r.id, r.short_id, r.customer_id, r.is_b2b, r.family_id, r.buyer_tin, r.admin_notes, r.subtotal, r.discount_total, r.shipping_total, r.total,
+  SELECT r.id, r.short_id, r.customer_id, r.is_b2b, r.family_id, r.buyer_tin, r.company_id, r.admin_notes, r.subtotal, r.discount_total, r.shipping_total, r.total,
     r.points_redeemed, 0, r.voucher_id, r.kol_code_id, r.purchase_request_ids, r.idempotency_key, r.request_hash, r.ship_full_name, r.ship_phone,
     r.ship_address_line_1, r.ship_address_line_2, r.ship_city, r.ship_postcode, r.ship_state, r.expires_at, r.created_at, r.updated_at
   FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(e, n), jsonb_populate_record(NULL::"order", e -> 'order') r WHERE placed[n];

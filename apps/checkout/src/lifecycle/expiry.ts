@@ -25,8 +25,8 @@ export async function expireDueOrders(deps: ExpiryDeps, now: Date = systemClock(
   let expired = 0;
   for (;;) {
     const claimed = await deps.prisma.$transaction(async (tx) => {
-      const due = await tx.$queryRaw<{ id: string; is_b2b: boolean }[]>`
-        SELECT id, is_b2b FROM "order"
+      const due = await tx.$queryRaw<{ id: string; is_b2b: boolean; company_id: string | null }[]>`
+        SELECT id, is_b2b, company_id FROM "order"
         WHERE status = 'pending_payment' AND expires_at <= ${now}
         ORDER BY expires_at, id
         LIMIT ${batchSize}
@@ -39,7 +39,7 @@ export async function expireDueOrders(deps: ExpiryDeps, now: Date = systemClock(
       await releaseOrderHoldings(tx, ids);
       await enqueueOrderStatusChanges(
         tx,
-        due.map((row) => ({ orderId: row.id, isB2b: row.is_b2b, previousStatus: 'pending_payment', status: 'expired' })),
+        due.map((row) => ({ orderId: row.id, isB2b: row.is_b2b, companyId: row.company_id, previousStatus: 'pending_payment', status: 'expired' })),
         now,
       );
       return due.length;

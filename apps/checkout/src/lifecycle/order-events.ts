@@ -9,6 +9,8 @@ export const CHECKOUT_SOURCE = 'checkout';
 export interface OrderStatusChange {
   orderId: string;
   isB2b: boolean;
+  /** The buying company of a B2B order, null for any other (checkout.order.status_changed carries it). */
+  companyId: string | null;
   previousStatus: OrderStatus;
   status: OrderStatus;
 }

@@ -64,13 +64,14 @@ export async function markOrderPaid(tx: Tx, orderId: string, payment: SettlingPa
       shortId: order.shortId,
       customerId: order.customerId,
       isB2b: order.isB2b,
+      companyId: order.companyId,
       subOrderIds: subOrders.map((s) => s.id),
       total: order.total.toFixed(2),
       paidAt: payment.paidAt.toISOString(),
     },
     options,
   );
-  await enqueueOrderStatusChanges(tx, [{ orderId, isB2b: order.isB2b, previousStatus: 'pending_payment', status: 'paid' }], payment.paidAt, payment.requestId);
+  await enqueueOrderStatusChanges(tx, [{ orderId, isB2b: order.isB2b, companyId: order.companyId, previousStatus: 'pending_payment', status: 'paid' }], payment.paidAt, payment.requestId);
   await requestConfirmationEmail(tx, order, log, payment.requestId);
   return { outcome: 'paid', pointsEarned };
 }

@@ -61,7 +61,7 @@ export async function mirrorShipmentStatus(tx: Tx, event: ShipmentStatusChanged,
   const next = advanceParentStatus(order.status, statuses);
   if (next === order.status) return;
   await tx.order.update({ where: { id: order.id }, data: { status: next } });
-  await enqueueOrderStatusChanges(tx, [{ orderId: order.id, isB2b: order.isB2b, previousStatus: order.status, status: next }], new Date(event.changedAt), requestId);
+  await enqueueOrderStatusChanges(tx, [{ orderId: order.id, isB2b: order.isB2b, companyId: order.companyId, previousStatus: order.status, status: next }], new Date(event.changedAt), requestId);
 }
 
 /** The money and goods side of a vendor cancel; runs once, when the sub-order becomes cancelled. */

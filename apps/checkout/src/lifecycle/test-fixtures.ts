@@ -22,6 +22,8 @@ export interface PendingOrderOptions {
   familyId?: string | null;
   adminNotes?: string | null;
   isB2b?: boolean;
+  /** The buying company of a B2B order. */
+  companyId?: string | null;
   /** Buy the same product/variant rows, voucher and KOL code as this earlier order (taking stock and uses again). */
   sameGoodsAs?: SeededOrder;
 }
@@ -116,6 +118,7 @@ export async function seedPendingOrder(prisma: PrismaClient, options: PendingOrd
         shortId,
         customerId,
         isB2b: options.isB2b ?? false,
+        companyId: options.companyId ?? null,
         familyId: options.familyId ?? null,
         adminNotes: options.adminNotes ?? null,
         subtotal,

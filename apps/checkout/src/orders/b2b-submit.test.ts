@@ -123,7 +123,7 @@ async function catalog() {
   return { storeA, storeB, chair, paper };
 }
 
-test('approved requests become one B2B order: is_b2b, company TIN, company address, one sub-order per store, request ids in the event', async () => {
+test('approved requests become one B2B order: is_b2b, the company and its TIN, company address, one sub-order per store, request ids in the event', async () => {
   const c = await catalog();
   const a = b2b.approved(c.chair, 2);
   const b = b2b.approved(c.paper, 3);
@@ -133,7 +133,7 @@ test('approved requests become one B2B order: is_b2b, company TIN, company addre
   // 2 × 249.90 + 3 × 12.35 = 536.85; shipping 6 + 4
   expect(placed).toMatchObject({ status: 'pending_payment', subtotal: '536.85', shippingTotal: '10.00', total: '546.85' });
   const order = await prisma.order.findUniqueOrThrow({ where: { id: placed.orderId }, include: { subOrders: true } });
-  expect(order).toMatchObject({ customerId: buyer, isB2b: true, buyerTin: 'C12345678', shipAddressLine1: '12 Jalan Industri', shipFullName: 'Aisyah Rahman' });
+  expect(order).toMatchObject({ customerId: buyer, isB2b: true, companyId: COMPANY_ID, buyerTin: 'C12345678', shipAddressLine1: '12 Jalan Industri', shipFullName: 'Aisyah Rahman' });
   expect([...order.purchaseRequestIds].sort()).toEqual([a, b].sort());
   expect(order.subOrders.map((s) => s.storeId).sort()).toEqual([c.storeA, c.storeB].sort());
   expect(await stockOf(prisma, c.chair.id)).toBe(8);
@@ -354,7 +354,7 @@ test('rpc.checkout.cancel_b2b_order cancels an unpaid duplicate once, returns it
   expect(order).toMatchObject({ status: 'cancelled', payment: { status: 'failed' } });
   expect(order.subOrders.every((s) => s.status === 'cancelled')).toBe(true);
   const changes = await prisma.outbox.findMany({ where: { type: 'checkout.order.status_changed', payload: { path: ['data', 'orderId'], equals: orderId } } });
-  expect(changes.map((e) => (e.payload as { data: { status: string } }).data.status)).toEqual(['cancelled']);
+  expect(changes.map((e) => (e.payload as { data: unknown }).data)).toEqual([expect.objectContaining({ status: 'cancelled', isB2b: true, companyId: COMPANY_ID })]);
 
   const paid = await submit(randomUUID(), { purchaseRequestIds: [b2b.approved(c.paper, 1)] }).expect(201);
   await prisma.order.update({ where: { id: paid.body.orderId }, data: { status: 'paid' } });

@@ -94,6 +94,7 @@ export async function submitB2bOrder(deps: B2bOrderDeps, customerId: string, bod
         lines: held.lines,
         shippingAddress,
         isB2b: true,
+        companyId: held.companyId,
         buyerTin: held.buyerTin,
         purchaseRequestIds: held.lines.map((line) => line.purchaseRequestId),
         idempotency,
@@ -185,8 +186,8 @@ export function reservationOrderResponder(bus: Bus, prisma: PrismaClient) {
  */
 export async function cancelB2bOrder(deps: { prisma: PrismaClient; log: Pick<Logger, 'error'> }, orderId: string, reason: string, now = new Date()) {
   return deps.prisma.$transaction(async (tx) => {
-    const [order] = await tx.$queryRaw<{ status: Order['status'] }[]>`
-      SELECT status FROM "order" WHERE id = ${orderId}::uuid AND is_b2b FOR UPDATE`;
+    const [order] = await tx.$queryRaw<{ status: Order['status']; companyId: string | null }[]>`
+      SELECT status, company_id AS "companyId" FROM "order" WHERE id = ${orderId}::uuid AND is_b2b FOR UPDATE`;
     if (!order) return { cancelled: false, status: null };
     if (order.status !== 'pending_payment') {
       if (order.status !== 'cancelled') deps.log.error({ orderId, status: order.status, reason }, 'a duplicate B2B order is past payment: it needs a refund');
@@ -196,7 +197,7 @@ export async function cancelB2bOrder(deps: { prisma: PrismaClient; log: Pick<Log
     await tx.payment.updateMany({ where: { orderId, status: 'pending' }, data: { status: 'failed' } });
     await tx.subOrder.updateMany({ where: { orderId, status: 'pending_payment' }, data: { status: 'cancelled', cancelledAt: now } });
     await releaseOrderHoldings(tx, [orderId]);
-    await enqueueOrderStatusChanges(tx, [{ orderId, isB2b: true, previousStatus: 'pending_payment', status: 'cancelled' }], now);
+    await enqueueOrderStatusChanges(tx, [{ orderId, isB2b: true, companyId: order.companyId, previousStatus: 'pending_payment', status: 'cancelled' }], now);
     return { cancelled: true, status: 'cancelled' as const };
   });
 }

@@ -27,6 +27,8 @@ export interface PlaceOrderInput {
   /** Already validated and normalised. */
   buyerTin?: string | null;
   isB2b?: boolean;
+  /** The buying company of a B2B order. */
+  companyId?: string | null;
   familyId?: string | null;
   adminNotes?: string | null;
   purchaseRequestIds?: readonly string[];
@@ -360,6 +362,7 @@ export async function batchEntryOf(priced: PricedOrder): Promise<{ order: Order;
       is_b2b: order.isB2b,
       family_id: order.familyId,
       buyer_tin: order.buyerTin,
+      company_id: order.companyId,
       admin_notes: order.adminNotes,
       subtotal: order.subtotal.toFixed(2),
       discount_total: order.discountTotal.toFixed(2),
@@ -428,6 +431,7 @@ function orderRow({ input, plan, voucherId, kolCodeId }: PricedOrder): Order {
     isB2b: input.isB2b ?? false,
     familyId: input.familyId ?? null,
     buyerTin: input.buyerTin ?? null,
+    companyId: input.companyId ?? null,
     adminNotes: input.adminNotes ?? null,
     subtotal: cents(plan.subtotal),
     discountTotal: cents(plan.discountTotal),

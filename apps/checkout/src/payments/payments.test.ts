@@ -214,6 +214,7 @@ describe('POST /payments/notify', () => {
       shortId: order.shortId,
       customerId: order.customerId,
       isB2b: false,
+      companyId: null,
       subOrderIds: order.subOrders.map((s) => s.id),
       total: order.total,
       paidAt: state.paidAt?.toISOString(),
@@ -227,6 +228,14 @@ describe('POST /payments/notify', () => {
     const earn = await prisma().loyaltyTransaction.findFirstOrThrow({ where: { orderId: order.orderId, type: 'earn' } });
     expect(earn).toMatchObject({ customerId: order.customerId, points: 95 });
     expect(await recordsOf(body.tranID)).toEqual([expect.objectContaining({ orderId: order.orderId, status: '00', verified: true })]);
+  });
+
+  test("a B2B order's paid and status_changed events name its buying company", async () => {
+    const companyId = randomUUID();
+    const order = await seedOrder({ isB2b: true, companyId });
+    await notify(notification(order)).expect(200);
+    expect(await eventsFor('checkout.order.paid', order)).toEqual([expect.objectContaining({ orderId: order.orderId, isB2b: true, companyId })]);
+    expect(await eventsFor('checkout.order.status_changed', order)).toEqual([expect.objectContaining({ orderId: order.orderId, isB2b: true, companyId, status: 'paid' })]);
   });
 
   test('takes JSON too, and the order id in place of the shortId', async () => {

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { ResolvedSession } from '../auth/session-cache';
 import type { Upstream } from '../proxy/route-table';
 import type { FeedListener, FeedMessage, LiveFeed } from './feed';
-import { FEED_EVENTS, FEED_STREAMS, isFinalOrderStatus, parseEventId, planResume, type Position } from './rules';
+import { B2B_UNNAMED_KEY, b2bKeyOf, b2bOrderOwner, FEED_EVENTS, FEED_STREAMS, isFinalOrderStatus, parseEventId, planResume, type Position } from './rules';
 import { LiveStream, type LiveStreamLimits, type LiveStreamRegistry } from './streams';
 
 /** What a live stream follows (the path it was opened on). */
@@ -46,8 +46,12 @@ interface Subject {
   /** The current state from the owning service (its refusal passes on); may name more keys to listen on. */
   load(): Promise<{ snapshot: unknown; moreKeys?: string[] } | Refused>;
   follows(message: FeedMessage): boolean;
-  /** For a B2B company: whether an order the stream did not know is the company's (asked on a B2B event of an unknown order). */
-  adopt?(orderId: string): Promise<boolean>;
+  /**
+   * For a B2B company: whether the order of a B2B event the stream does not know yet is the
+   * company's. The event says so when it names its company; one that does not (from a checkout
+   * before events carried it) is answered by reading the company's orders again.
+   */
+  adopt?(message: FeedMessage): boolean | Promise<boolean>;
   finished(snapshotOrEvent: { type?: string; data: unknown }): boolean;
 }
 
@@ -150,8 +154,12 @@ class Following {
   private finalMet = false;
   private readonly keys: string[] = [];
   private stream: LiveStream | undefined;
-  /** Adoptions one after another, in feed order: a later event's adoption finishing first would move the stream's position past an earlier one (and drop it). */
-  private adoptions: Promise<void> = Promise.resolve();
+  /**
+   * The adoptions waiting for a read, one after another in feed order (undefined: none). While one
+   * waits, later ones queue behind it, even those their event answers: a later event's adoption
+   * finishing first would move the stream's position past an earlier one (and drop it).
+   */
+  private adoptions: Promise<void> | undefined;
   private readonly listener: FeedListener;
 
   constructor(
@@ -187,9 +195,10 @@ class Following {
     const { stream, subject } = this;
     if (!stream || stream.closed || message.seq <= stream.position[message.stream]) return;
     if (subject.follows(message)) return this.send(stream, message);
-    if (subject.adopt && message.data.isB2b === true && typeof message.data.orderId === 'string') {
-      this.adoptions = this.adoptions.then(() => this.adoptThenTake(message));
-    }
+    if (!subject.adopt || message.data.isB2b !== true || typeof message.data.orderId !== 'string') return;
+    const adopts = this.adoptions ? undefined : subject.adopt(message);
+    if (adopts === true) return this.adoptThenSend(message);
+    if (adopts !== false) this.queueAdoption(message, adopts);
   }
 
   private heard(message: FeedMessage): void {
@@ -205,11 +214,26 @@ class Following {
     else stream.end({ reason: 'final_status' });
   }
 
-  private async adoptThenTake(message: FeedMessage): Promise<void> {
-    const orderId = message.data.orderId as string;
-    if (!(await this.subject.adopt?.(orderId).catch(() => false))) return;
-    this.listen([`order:${orderId}`]);
-    this.take(message);
+  /** Adopts `message`'s order after the adoptions queued before it: asks the subject then, or awaits the answer `asked` already. */
+  private queueAdoption(message: FeedMessage, asked: Promise<boolean> | undefined): void {
+    const answer = asked?.catch(() => false);
+    const turn = (this.adoptions ?? Promise.resolve())
+      .then(async () => {
+        if (await (answer ?? this.subject.adopt?.(message))) this.adoptThenSend(message);
+      })
+      .catch(() => undefined);
+    this.adoptions = turn;
+    void turn.then(() => {
+      if (this.adoptions === turn) this.adoptions = undefined;
+    });
+  }
+
+  /** Follows the adopted order from now on (its shipments come on its order key) and sends its event. */
+  private adoptThenSend(message: FeedMessage): void {
+    const { stream } = this;
+    if (!stream || stream.closed || message.seq <= stream.position[message.stream]) return;
+    this.listen([`order:${message.data.orderId as string}`]);
+    this.send(stream, message);
   }
 }
 
@@ -278,15 +302,21 @@ class VendorSubject implements Subject {
   }
 }
 
-/** A company's orders (for members allowed to see them): the orders its list holds, and new ones it adopts; never ends by itself. */
+/**
+ * A company's orders (for members allowed to see them): the orders its list holds, and new ones it
+ * adopts; never ends by itself. It hears the B2B events naming the company and those naming none
+ * (an older checkout's), not other companies'.
+ */
 class B2bSubject implements Subject {
-  readonly keys = ['b2b'];
+  readonly keys: string[];
   private readonly known = new Set<string>();
 
   constructor(
     private readonly context: SubjectContext,
     private readonly companyId: string,
-  ) {}
+  ) {
+    this.keys = [b2bKeyOf(companyId), B2B_UNNAMED_KEY];
+  }
 
   async load(): Promise<{ snapshot: unknown; moreKeys?: string[] } | Refused> {
     const loaded = await this.refresh();
@@ -297,10 +327,13 @@ class B2bSubject implements Subject {
     return this.known.has(message.data.orderId as string);
   }
 
-  /** The company's order list is the authority on which orders are its own. */
-  async adopt(orderId: string): Promise<boolean> {
-    await this.refresh();
-    return this.known.has(orderId);
+  /** The event's company when it names one; else the company's order list, the authority on which orders are its own. */
+  adopt(message: FeedMessage): boolean | Promise<boolean> {
+    const orderId = message.data.orderId as string;
+    const owner = b2bOrderOwner(message.data, this.companyId);
+    if (owner === 'unknown') return this.refresh().then(() => this.known.has(orderId));
+    if (owner === 'this') this.known.add(orderId);
+    return owner === 'this';
   }
 
   finished(): boolean {

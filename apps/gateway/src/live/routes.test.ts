@@ -5,10 +5,10 @@
  * Checkout is a service-kit service of the test's (signed identity) answering the snapshot.
  */
 import { randomUUID } from 'node:crypto';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { createService, type RunningServer } from '@pasar/service-kit';
 import { TEST_IDENTITY_SECRET, silentLog, waitFor } from '@pasar/testkit';
-import { createTestWorld, signUp, uniqueEmail, type SignedInUser, type TestWorld } from '../../test/harness';
+import { createTestWorld, openGet as open, signUp, uniqueEmail, type SignedInUser, type TestWorld } from '../../test/harness';
 import type { GatewayHandle } from '../app';
 import { SESSION_COOKIE } from '../auth/rules';
 
@@ -30,22 +30,6 @@ async function startCheckout(orders: Map<string, { customerId: string; status: s
       router.all('/{*rest}', (req, res) => void res.json({ echoed: `${req.method} ${req.originalUrl}` }));
     },
   }).listen(0);
-}
-
-/** A GET that resolves with the response once its head is in; `body()` is what came so far, `ended()` whether the body is complete. */
-function open(url: string, headers: Record<string, string>): Promise<{ res: IncomingMessage; body: () => string; ended: () => boolean }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { headers }, (res) => {
-      let text = '';
-      let ended = false;
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => (ended = true));
-      resolve({ res, body: () => text, ended: () => ended });
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 describe('live stream routes', () => {

@@ -1,4 +1,4 @@
-import { FEED_EVENTS, FEED_FILTERS, formatEventId, isFinalOrderStatus, keysOf, livePathOf, parseEventId, planResume, sseFrame } from './rules';
+import { b2bOrderOwner, FEED_EVENTS, FEED_FILTERS, formatEventId, isFinalOrderStatus, keysOf, livePathOf, parseEventId, planResume, sseFrame } from './rules';
 
 const ORDER = '0b6f8f3e-4f7a-4c1e-9d7e-2f1a3b4c5d6e';
 const bounds = (c: [number, number], v: [number, number]) => ({ CHECKOUT: { firstSeq: c[0], lastSeq: c[1] }, VENDOR: { firstSeq: v[0], lastSeq: v[1] } });
@@ -79,9 +79,18 @@ describe('the rest', () => {
     expect(sseFrame('payment', '3-1', { a: 'x\ny' })).toBe('event: payment\nid: 3-1\ndata: {"a":"x\\ny"}\n\n');
   });
 
-  it('keys an event by its order, its store and B2B', () => {
+  it('keys an event by its order, its store and its B2B company (unnamed: `b2b`)', () => {
     expect(keysOf('vendor.shipment.status_changed', { orderId: 'o', storeId: 's' })).toEqual(['order:o', 'store:s']);
-    expect(keysOf('checkout.order.paid', { orderId: 'o', isB2b: true })).toEqual(['order:o', 'b2b']);
+    expect(keysOf('checkout.order.paid', { orderId: 'o', isB2b: true, companyId: 'C-1' })).toEqual(['order:o', 'b2b:c-1']);
+    expect(keysOf('checkout.order.paid', { orderId: 'o', isB2b: true, companyId: null })).toEqual(['order:o', 'b2b']);
+    expect(keysOf('checkout.order.status_changed', { orderId: 'o', isB2b: true })).toEqual(['order:o', 'b2b']);
+    expect(keysOf('checkout.order.paid', { orderId: 'o', isB2b: false, companyId: null })).toEqual(['order:o']);
+  });
+
+  it('tells whose a B2B order is from its event, or that only b2b can say', () => {
+    expect(b2bOrderOwner({ companyId: 'AB-1' }, 'ab-1')).toBe('this');
+    expect(b2bOrderOwner({ companyId: 'ab-2' }, 'ab-1')).toBe('another');
+    for (const unnamed of [{}, { companyId: null }, { companyId: 7 }]) expect(b2bOrderOwner(unnamed, 'ab-1')).toBe('unknown');
   });
 });
 

@@ -98,12 +98,32 @@ export function sseFrame(event: string, id: string | undefined, data: unknown): 
 export const SSE_PREAMBLE = 'retry: 3000\n\n';
 export const SSE_HEARTBEAT = ':\n\n';
 
-/** The fan-out key of what a live event concerns: its order, and (shipments) its store. */
+/**
+ * The fan-out keys of what a live event concerns: its order, (shipments) its store, and (B2B
+ * orders) its company, `b2b:<companyId>`, or `b2b` when the event does not name it (a checkout
+ * from before events carried it): every company's stream listens there.
+ */
 export function keysOf(type: FeedEventType, data: Record<string, unknown>): string[] {
   const keys = typeof data.orderId === 'string' ? [`order:${data.orderId}`] : [];
   if (type === 'vendor.shipment.status_changed' && typeof data.storeId === 'string') keys.push(`store:${data.storeId}`);
-  if (data.isB2b === true) keys.push('b2b');
+  if (data.isB2b === true) keys.push(typeof data.companyId === 'string' ? b2bKeyOf(data.companyId) : B2B_UNNAMED_KEY);
   return keys;
+}
+
+/** The fan-out key of one company's B2B orders. */
+export const b2bKeyOf = (companyId: string): string => `b2b:${companyId.toLowerCase()}`;
+
+/** The fan-out key of B2B events that name no company. */
+export const B2B_UNNAMED_KEY = 'b2b';
+
+/**
+ * Whose a B2B order event says its order is, seen from `companyId`'s stream: `this` company's or
+ * `another`'s when the event names one, `unknown` when it does not (a B2B order placed before
+ * checkout recorded its company, or an event from an older checkout): only b2b can say then.
+ */
+export function b2bOrderOwner(data: Record<string, unknown>, companyId: string): 'this' | 'another' | 'unknown' {
+  if (typeof data.companyId !== 'string') return 'unknown';
+  return data.companyId.toLowerCase() === companyId.toLowerCase() ? 'this' : 'another';
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
