@@ -164,7 +164,7 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
             return send(req, res, sent);
           }
           const failure = classifyProxyError(code, sent.upstream);
-          log.warn({ err: err.message, code, upstream: sent.upstream, path: redactUrl(req.url ?? ''), requestId: sent.requestId }, 'proxy to upstream failed');
+          log.warn({ err: err.message, code, upstream: sent.upstream, instance: sent.url, path: redactUrl(req.url ?? ''), requestId: sent.requestId }, 'proxy to upstream failed');
           fail(req, res, failure.status, failure.code, failure.detail);
         },
       },
