@@ -490,9 +490,11 @@ function reportFailures(logs, file) {
   const groups = new Map();
   for (const e of classified) {
     const key = [e.window, e.status, e.code, e.route, e.instance].join('\t');
-    const g = groups.get(key) ?? { ...e, count: 0, first: e.sinceFaultS ?? e.sinceLoadStartS, last: 0 };
+    const at = e.sinceFaultS ?? e.sinceLoadStartS;
+    const g = groups.get(key) ?? { ...e, count: 0, first: at, last: at };
     g.count += 1;
-    g.last = e.sinceFaultS ?? e.sinceLoadStartS;
+    g.first = Math.min(g.first, at);
+    g.last = Math.max(g.last, at);
     groups.set(key, g);
   }
   if (groups.size) {
