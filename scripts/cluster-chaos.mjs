@@ -15,11 +15,13 @@
 // Not in .ci/run (minutes of a loaded machine); run by hand or by the bench (docs/deploy.md "Cluster").
 //
 // Flags: --duration <s> (default 90, at least 85: the faults are at fixed times), --rate <orders/s>
-// (default 20), --customers <n> (default 40: the orders go to them in turn), --tag <image tag> (the
-// service images pasar-<app>:<tag>, built when missing; default cluster), --keep (leave the stack
-// up), --no-faults (the load alone: what the machine carries without a 5xx), --logs <dir> (each container's log kept there, written before `down`, and failures.json:
-// every 5xx classified by window, status, code, route and instance). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE /
-// MAIL_IMAGE pick the third-party images; the pasar-local stand-ins when no registry answers.
+// (default 10: what a two-core machine carries with margin, docs/deploy.md "Cluster"), --customers
+// <n> (default 40: the orders go to them in turn), --tag <image tag> (the service images
+// pasar-<app>:<tag>, built when missing; default cluster), --keep (leave the stack up), --no-faults
+// (the load alone: what the machine carries without a 5xx), --logs <dir> (each container's log
+// kept there, written before `down`, and failures.json: every 5xx classified by window, status,
+// code, route and instance). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE / MAIL_IMAGE pick the
+// third-party images; the pasar-local stand-ins when no registry answers.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,7 +55,7 @@ import {
 const { values: flags } = parseArgs({
   options: {
     duration: { type: 'string', default: '90' },
-    rate: { type: 'string', default: '20' },
+    rate: { type: 'string', default: '10' },
     customers: { type: 'string', default: '40' },
     tag: { type: 'string', default: 'cluster' },
     keep: { type: 'boolean', default: false },
