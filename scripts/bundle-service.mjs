@@ -6,7 +6,7 @@
 //   dist/main.js          the service, the workspace packages and every pure-JS dependency
 //                         (the generated Prisma client and its runtime included), one CommonJS file
 //   dist/migrate.js       applies the migrations and exits (packages/service-kit/src/migrate-main.ts)
-//   dist/healthcheck.js   the image's HEALTHCHECK: GET /readyz
+//   dist/healthcheck.sh   the image's HEALTHCHECK: GET /readyz with bash (scripts/healthcheck.sh)
 //   dist/tracing-sdk.js   the OpenTelemetry SDK, loaded only when tracing is on
 //   dist/*.wasm           Prisma's query compiler, read from the file rather than kept as source
 //   prisma/migrations/    the service's migrations   (its code reads <dist>/../prisma/migrations)
@@ -142,15 +142,7 @@ await build({
   logLevel: 'warning',
 });
 
-writeFileSync(
-  join(out, 'dist', 'healthcheck.js'),
-  `// the image's HEALTHCHECK: /readyz on the ops port (the gateway's METRICS_PORT) or PORT
-const port = ${app === 'gateway' ? 'process.env.METRICS_PORT || ' : ''}process.env.PORT || ${SERVICES[app]};
-fetch('http://127.0.0.1:' + port + '${app === 'gateway' ? "' + (process.env.METRICS_PORT ? '/readyz' : '/healthz')" : "/readyz'"}, { signal: AbortSignal.timeout(4000) })
-  .then((res) => process.exit(res.ok ? 0 : 1))
-  .catch(() => process.exit(1));
-`,
-);
+cpSync(join(root, 'scripts', 'healthcheck.sh'), join(out, 'dist', 'healthcheck.sh'));
 
 cpSync(join(appDir, 'prisma', 'migrations'), join(out, 'prisma', 'migrations'), { recursive: true });
 cpSync(join(root, 'packages', 'bus', 'migrations'), join(out, 'migrations'), { recursive: true });

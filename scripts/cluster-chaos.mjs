@@ -15,10 +15,13 @@
 // Not in .ci/run (minutes of a loaded machine); run by hand or by the bench (docs/deploy.md "Cluster").
 //
 // Flags: --duration <s> (default 90, at least 85: the faults are at fixed times), --rate <orders/s>
-// (default 20), --customers <n> (default 40: the orders go to them in turn), --tag <image tag> (the
-// service images pasar-<app>:<tag>, built when missing; default cluster), --keep (leave the stack
-// up), --logs <dir> (each container's log kept there, written before `down`). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE /
-// MAIL_IMAGE pick the third-party images; the pasar-local stand-ins when no registry answers.
+// (default 10: what a two-core machine carries with margin, docs/deploy.md "Cluster"), --customers
+// <n> (default 40: the orders go to them in turn), --tag <image tag> (the service images
+// pasar-<app>:<tag>, built when missing; default cluster), --keep (leave the stack up), --no-faults
+// (the load alone: what the machine carries without a 5xx), --logs <dir> (each container's log
+// kept there, written before `down`, and failures.json: every 5xx classified by window, status,
+// code, route and instance). NODE_IMAGE / POSTGRES_IMAGE / NATS_IMAGE / MAIL_IMAGE pick the
+// third-party images; the pasar-local stand-ins when no registry answers.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +35,7 @@ import {
   docker,
   engineVersion,
   freePort,
+  inspectContainers,
   must,
   natsSeed,
   natsUsers,
@@ -51,11 +55,12 @@ import {
 const { values: flags } = parseArgs({
   options: {
     duration: { type: 'string', default: '90' },
-    rate: { type: 'string', default: '20' },
+    rate: { type: 'string', default: '10' },
     customers: { type: 'string', default: '40' },
     tag: { type: 'string', default: 'cluster' },
     keep: { type: 'boolean', default: false },
     logs: { type: 'string' },
+    'no-faults': { type: 'boolean', default: false },
   },
 });
 const DURATION_S = Math.max(85, Number(flags.duration));
@@ -92,9 +97,16 @@ const composeFiles = [join(root, 'docker-compose.yml'), join(root, 'deploy/compo
 let composeCmd; // [cmd, ...prefixArgs]
 let compose; // the compose project (docker-kit composeProject)
 
-/** service name -> { id, status, health, restarts, pid } of the project's containers. */
+/**
+ * service name -> { id, status, health, restarts, pid } of the project's containers. Once the
+ * stack is up their ids are known (a container keeps its id through a restart, stop and start):
+ * polled with `docker inspect` alone, so the script's own polling takes little of the machine
+ * the drill measures.
+ */
+let containerIds;
 async function containers() {
-  return Object.fromEntries((await compose.containers()).map((c) => [c.service, c]));
+  const all = containerIds ? await inspectContainers(containerIds) : await compose.containers();
+  return Object.fromEntries(all.map((c) => [c.service, c]));
 }
 
 const healthy = (c) => c && c.status === 'running' && (c.health === 'healthy' || c.health === 'none');
@@ -119,6 +131,7 @@ async function up() {
   // the mail catcher only has to run: its healthcheck is not what is tested here (the logs of
   // what is not healthy are printed by the failure's report below)
   await compose.waitHealthy({ what: 'compose up', timeoutMs: 15 * 60_000, count: 16, runningIsEnough: ['mailpit'], intervalMs: 3000, logs: false });
+  containerIds = (await compose.containers()).map((c) => c.id);
   say(`16 containers healthy in ${seconds(Date.now() - t0)} (gateway 127.0.0.1:${gatewayPort}, mail API 127.0.0.1:${mailPort})`);
   return { gateway: `http://127.0.0.1:${gatewayPort}/api/v1`, mail: `http://127.0.0.1:${mailPort}`, nats: `nats://127.0.0.1:${natsPort}`, gatewayRoot: `http://127.0.0.1:${gatewayPort}` };
 }
@@ -156,7 +169,18 @@ const nodeService = (serverName) => ({ 'nats-1': 'nats', 'nats-2': 'nats-2', 'na
 
 // ------------------------------------------------------------------ the load
 const loadStart = { at: 0 };
-const errors = []; // { at (when the request was sent), status (0: no answer within 30 s), what }
+// { at (when the request was sent), status (0: no answer within 30 s), route, code (the problem's
+// code, or the fetch error's cause code when nothing answered), requestId (the x-request-id the
+// gateway answered with: the container logs of --logs name the instance that logged it) }
+const errors = [];
+/** A 5xx or no answer as `errors` keeps it (failureOf(res, route, sentAt)). */
+const failureOf = (res, route, at) => ({
+  at,
+  status: res.status,
+  route,
+  code: res.status === 0 ? `no answer (${res.error})` : (res.json?.code ?? res.json?.type ?? 'none'),
+  requestId: res.headers.get('x-request-id') ?? res.json?.requestId ?? undefined,
+});
 const answered = new Map(); // orderId -> { shortId, total, productId, key, paid, placedAt }
 const refused = {}; // status -> count (4xx answers: insufficient stock when a product sells out)
 const outcomes = new Map(); // Idempotency-Key -> 'placed' | 'refused' | 'no answer' (the submit's last word)
@@ -173,7 +197,7 @@ async function oneOrder(urls, session, productId) {
     const res = await api(`${urls.gateway}/checkout/submit`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: session.cookie, 'idempotency-key': key }, body });
     if (res.status === 201) placed = res.json;
     else if (res.status >= 500 || res.status === 0) {
-      errors.push({ at: sentAt, status: res.status, what: 'submit' });
+      errors.push(failureOf(res, 'POST /checkout/submit', sentAt));
       await sleep(1000);
     } else {
       refused[`${res.status} ${res.json?.code ?? ''}`.trim()] = (refused[`${res.status} ${res.json?.code ?? ''}`.trim()] ?? 0) + 1;
@@ -191,7 +215,7 @@ async function oneOrder(urls, session, productId) {
     const res = await api(`${urls.gateway}/payments/notify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: paidNotificationForm(env, order, `CHAOS${order.shortId}`) });
     if (res.status === 200) order.paid = true;
     else {
-      if (res.status >= 500 || res.status === 0) errors.push({ at: sentAt, status: res.status, what: 'notify' });
+      if (res.status >= 500 || res.status === 0) errors.push(failureOf(res, 'POST /payments/notify', sentAt));
       else refused[`notify ${res.status} ${res.json?.code ?? ''}`.trim()] = (refused[`notify ${res.status} ${res.json?.code ?? ''}`.trim()] ?? 0) + 1;
       await sleep(1000);
     }
@@ -246,7 +270,7 @@ async function natsLeaderFault() {
         newLeader = now.cluster.leader;
       }
     }
-    await sleep(500);
+    await sleep(1000);
   }
   say(`fault 1: docker start ${service}`);
   await must(docker, ['start', node.id]);
@@ -258,7 +282,7 @@ async function natsLeaderFault() {
     const stream = seen?.cluster?.leader ? await checkoutStream(nodeService(seen.cluster.leader)) : undefined;
     const back = stream?.cluster?.replicas?.find((r) => r.name === leader);
     if (healthy(c) && (stream?.cluster?.leader === leader || (back && back.current))) caughtUpAt = Date.now();
-    else await sleep(500);
+    else await sleep(1000);
   }
   win.end = caughtUpAt ?? Date.now();
   const firstOrder = await firstOrderAfter(stoppedAt);
@@ -284,7 +308,7 @@ async function killFault() {
     for (const service of ['checkout', 'vendor']) {
       if (!back[service] && healthy(now[service]) && now[service].restarts > all[service].restarts) back[service] = Date.now();
     }
-    await sleep(500);
+    await sleep(1000);
   }
   win.end = Object.keys(back).length === 2 ? Math.max(...Object.values(back)) : Date.now();
   const firstOrder = await firstOrderAfter(killedAt);
@@ -364,7 +388,7 @@ function mailCollector(urls) {
   const done = (async () => {
     while (!stop) {
       await readMail(urls);
-      await sleep(2000);
+      await sleep(5000); // 1000 messages kept: 50 s of confirmations at 20 orders/s
     }
   })();
   return async () => {
@@ -438,8 +462,51 @@ async function verify(urls, ctx) {
     for (const line of w.recovery ?? []) say(`     recovery: ${line}`);
   }
   const outside = errors.filter((e) => !windows.some((w) => inWindow(e, w))).length;
+  report.verified = true;
   check(outside === 0, `outside the fault windows: ${outside} 5xx/unanswered`);
   say(`SUMMARY lost=${lost} duplicated=${duplicatedOrders + mailDuplicated} oversold=${oversold.length} 5xx=${errors.length} (${windows.map((w) => `${w.name.split(' (')[0]}: ${errors.filter((e) => inWindow(e, w)).length}`).join('; ')})`);
+}
+
+// ------------------------------------------------------------------ why the 5xx
+const report = { verified: false };
+
+/** Where a 5xx was answered: the containers whose log names its request id (the services log each 5xx with it), else the gateway itself. */
+function instancesOf(requestId, logs) {
+  if (!requestId) return 'unknown';
+  const found = Object.entries(logs).filter(([service, text]) => service !== 'gateway' && text.includes(requestId)).map(([service]) => service);
+  return found.length ? found.join('+') : logs.gateway?.includes(requestId) ? 'gateway' : 'unknown';
+}
+
+/**
+ * Every 5xx and unanswered request classified: the fault window it was sent in (and when, from the
+ * window's start) or "no fault", its status, the problem's code ("no answer (<socket error>)" when
+ * nothing answered), route and the instance (from `logs`, service -> log text, when kept). Printed
+ * as a table of counts; `file` (with --logs) gets every one of them.
+ */
+function reportFailures(logs, file) {
+  const windowOf = (e) => windows.find((w) => e.at >= w.start && e.at <= (w.end ?? Number.POSITIVE_INFINITY));
+  const classified = errors.map((e) => {
+    const w = windowOf(e);
+    return { window: w ? w.name.split(' (')[0] : 'no fault', sinceLoadStartS: +((e.at - loadStart.at) / 1000).toFixed(1), sinceFaultS: w ? +((e.at - w.start) / 1000).toFixed(1) : undefined, status: e.status, code: e.code, route: e.route, instance: instancesOf(e.requestId, logs), requestId: e.requestId };
+  });
+  const groups = new Map();
+  for (const e of classified) {
+    const key = [e.window, e.status, e.code, e.route, e.instance].join('\t');
+    const at = e.sinceFaultS ?? e.sinceLoadStartS;
+    const g = groups.get(key) ?? { ...e, count: 0, first: at, last: at };
+    g.count += 1;
+    g.first = Math.min(g.first, at);
+    g.last = Math.max(g.last, at);
+    groups.set(key, g);
+  }
+  if (groups.size) {
+    console.log('');
+    say(`the ${errors.length} 5xx/unanswered by window, status, code, route and instance (seconds after the fault's start; "no fault": after the load's start):`);
+    for (const g of [...groups.values()].sort((a, b) => a.window.localeCompare(b.window) || b.count - a.count)) {
+      say(`  ${String(g.count).padStart(5)}  ${g.window.padEnd(22)} ${String(g.status).padEnd(3)} ${g.code.padEnd(26)} ${g.route.padEnd(22)} ${g.instance.padEnd(12)} ${g.first}..${g.last} s`);
+    }
+  }
+  if (file) writeFileSync(file, `${JSON.stringify({ rate: RATE, durationS: DURATION_S, faults: FAULTS, windows: windows.map((w) => ({ name: w.name, startS: (w.start - loadStart.at) / 1000, endS: w.end && (w.end - loadStart.at) / 1000, recovery: w.recovery })), failures: classified }, null, 2)}\n`);
 }
 
 // ------------------------------------------------------------------ main
@@ -449,7 +516,7 @@ try {
   if (!(await engineVersion())) throw new Error('no Docker engine answers (see README "With Docker")');
   composeCmd = await composeCommand();
   compose = composeProject({ compose: composeCmd, project, envFile, files: composeFiles, say });
-  say(`project ${project}, ${RATE} orders/s for ${DURATION_S} s, images pasar-<app>:${TAG}`);
+  say(`project ${project}, ${RATE} orders/s for ${DURATION_S} s${flags['no-faults'] ? ', no faults' : ''}, images pasar-<app>:${TAG}`);
   await ensureImages();
   say(await natsUsers());
   upStarted = true;
@@ -457,7 +524,7 @@ try {
   const ctx = await setup(urls);
   const stopMail = mailCollector(urls);
   const loadDone = load(urls, ctx.sessions, ctx.products);
-  await faults();
+  if (!flags['no-faults']) await faults();
   await loadDone;
   await stopMail();
   await verify(urls, ctx);
@@ -473,13 +540,16 @@ try {
   }
 } finally {
   if (upStarted) {
+    const logs = {};
     if (flags.logs) {
       mkdirSync(flags.logs, { recursive: true });
       for (const service of Object.keys(await containers().catch(() => ({})))) {
-        writeFileSync(join(flags.logs, `${service}.log`), (await compose.run(['logs', '--no-color', service])).out);
+        logs[service] = (await compose.run(['logs', '--no-color', service])).out;
+        writeFileSync(join(flags.logs, `${service}.log`), logs[service]);
       }
       say(`the containers' logs are in ${flags.logs}`);
     }
+    if (report.verified) reportFailures(logs, flags.logs && join(flags.logs, 'failures.json'));
     if (flags.keep) say(`--keep: the stack stays up (${composeCmd.join(' ')} -p ${project} ... down -v)`);
     else {
       const down = await compose.run(['down', '-v', '--remove-orphans', '--timeout', '10'], { timeoutMs: 300_000 });

@@ -275,7 +275,7 @@ async function startTime(app, net) {
   await must(docker, ['run', '-d', '--init', '--name', name, '--network', net, ...readOnlyArgs, ...envArgs(serviceEnv(app)), `pasar-${app}:${tag}`]);
   try {
     while (Date.now() - t0 < 60_000) {
-      if ((await run(docker, ['exec', name, 'node', 'dist/healthcheck.js'], { timeoutMs: 10_000 })).code === 0) return Date.now() - t0;
+      if ((await run(docker, ['exec', name, 'bash', 'dist/healthcheck.sh'], { timeoutMs: 10_000 })).code === 0) return Date.now() - t0;
       const state = (await run(docker, ['inspect', '--format', '{{.State.Status}}', name])).out.trim();
       if (state !== 'running') break;
       await sleep(250);

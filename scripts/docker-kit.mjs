@@ -197,7 +197,11 @@ export function stackSecrets() {
 }
 
 // ------------------------------------------------------------------ talking to the stack
-/** A request to the running stack: { status, json, text, headers }; status 0 (the error's text) when nothing answered within `timeoutMs`. */
+/**
+ * A request to the running stack: { status, json, text, headers }; status 0 when nothing answered
+ * within `timeoutMs`, with the error's text and `error`: why (the socket error's code, e.g.
+ * ECONNRESET, or TimeoutError).
+ */
 export async function api(url, init = {}, timeoutMs = 30_000) {
   try {
     const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
@@ -210,7 +214,7 @@ export async function api(url, init = {}, timeoutMs = 30_000) {
     }
     return { status: response.status, json, text, headers: response.headers };
   } catch (err) {
-    return { status: 0, text: String(err), headers: new Headers() };
+    return { status: 0, text: String(err), error: err?.cause?.code ?? err?.cause?.name ?? err?.name ?? 'error', headers: new Headers() };
   }
 }
 
@@ -265,6 +269,21 @@ export function freePort(preferred) {
 }
 
 /**
+ * The state of containers by id (a container keeps its id through restarts, `docker stop` and
+ * `start`): { id, service (compose's label), status, health, restarts, pid }. One `docker inspect`,
+ * much lighter than compose's `ps` (a Python program with docker-compose 1.29) for a script that
+ * polls while the machine is under load.
+ */
+export async function inspectContainers(ids) {
+  if (!ids.length) return [];
+  const out = await must(docker, ['inspect', '--format', '{{.Id}} {{index .Config.Labels "com.docker.compose.service"}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.RestartCount}} {{.State.Pid}}', ...ids]);
+  return out.trim().split('\n').map((line) => {
+    const [id, service, status, health, restarts, pid] = line.split(' ');
+    return { id, service, status, health, restarts: Number(restarts), pid: Number(pid) };
+  });
+}
+
+/**
  * A compose project: `compose` from composeCommand(), its name, env file, compose files and the
  * variables the files interpolate (`env`, settable later with setEnv). `say` prints the log lines.
  */
@@ -280,13 +299,7 @@ export function composeProject({ compose, project, envFile, files, env = {}, say
 
   /** The project's containers: { id, service, status, health, restarts, pid }. */
   async function containers() {
-    const ids = (await composeMust(['ps', '-q'])).split('\n').filter(Boolean);
-    if (!ids.length) return [];
-    const out = await must(docker, ['inspect', '--format', '{{.Id}} {{index .Config.Labels "com.docker.compose.service"}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.RestartCount}} {{.State.Pid}}', ...ids]);
-    return out.trim().split('\n').map((line) => {
-      const [id, service, status, health, restarts, pid] = line.split(' ');
-      return { id, service, status, health, restarts: Number(restarts), pid: Number(pid) };
-    });
+    return inspectContainers((await composeMust(['ps', '-q'])).split('\n').filter(Boolean));
   }
 
   async function printLogs(services, lines = 80) {

@@ -56,6 +56,12 @@ export class Bus {
       name: options.service,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
+      // a PING every 3 s, the connection dropped at the third unanswered one: a server that vanished
+      // without closing it (its container's network torn down, its host lost) is left for another
+      // within 9 s, where the client's defaults (2 minutes, 2 PINGs) kept publishes and consumers
+      // waiting on it for minutes
+      pingInterval: 3_000,
+      maxPingOut: 2,
       waitOnFirstConnect: true,
       timeout: 2000,
       // no Error (with its stack) captured per request and publish: the relay and rpc make many

@@ -4,13 +4,18 @@
  * same keeps them R3 (each start updates every stream to its config).
  */
 import pino from 'pino';
-import { silentLog, startNatsCluster, TEST_NATS_URL, uniqueNamespace, waitFor, type NatsCluster } from '@pasar/testkit';
+import { startNatsCluster, TEST_NATS_URL, uniqueNamespace, waitFor, type NatsCluster } from '@pasar/testkit';
 import { Bus } from './bus';
 import { deleteNamespaceStreams, ensureStreams } from './streams';
+
+type LogLine = { level: number; msg: string; stream?: string; replicas?: number; configured?: number };
+/** A logger whose lines land in `lines`. */
+const capturingLog = (lines: LogLine[]) => pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
 
 describe('ensureStreams replicas (R3 JetStream streams, docs/deploy.md)', () => {
   let cluster: NatsCluster;
   let bus: Bus;
+  const lines: LogLine[] = [];
 
   beforeAll(async () => {
     cluster = await startNatsCluster();
@@ -18,7 +23,7 @@ describe('ensureStreams replicas (R3 JetStream streams, docs/deploy.md)', () => 
     // the cluster answers JetStream once it has elected its meta leader; a bus connected before
     // keeps its failed JetStream manager, so connect until one answers
     bus = await waitFor(async () => {
-      const candidate = await Bus.connect({ natsUrl: cluster.urls.join(','), namespace, service: 'streams-test', log: silentLog });
+      const candidate = await Bus.connect({ natsUrl: cluster.urls.join(','), namespace, service: 'streams-test', log: capturingLog(lines) });
       try {
         await (await candidate.jsm).getAccountInfo();
         return candidate;
@@ -50,13 +55,30 @@ describe('ensureStreams replicas (R3 JetStream streams, docs/deploy.md)', () => 
     const jsm = await bus.jsm;
     expect((await jsm.streams.info(bus.naming.stream('ADMIN'))).config.num_replicas).toBe(1);
   }, 90000);
+
+  test('a service asking three replicas of a stream that has one names it in a warning at start, and scales it up', async () => {
+    const stream = bus.naming.stream('B2B');
+    await waitFor(() => ensureStreams(bus, ['B2B']).then(() => true), 60000, 500);
+    lines.length = 0;
+    await ensureStreams(bus, ['B2B'], { replicas: 3 });
+    const named = lines.filter((line) => line.stream === stream);
+    expect(named.map(({ level, replicas, configured }) => ({ level, replicas, configured }))).toEqual([
+      { level: 40, replicas: 1, configured: 3 },
+      { level: 30, replicas: 1, configured: 3 },
+    ]);
+    expect(named[0].msg).toBe(`stream ${stream} has 1 replica(s), fewer than the 3 configured (NATS_STREAM_REPLICAS): scaling it up`);
+    expect(named[1].msg).toBe(`stream ${stream} now has 3 replicas`);
+    const info = await (await bus.jsm).streams.info(stream);
+    expect(info.config.num_replicas).toBe(3);
+    // its copies on the other servers (while the scale-up settles the list can name one more)
+    expect(info.cluster?.replicas?.length).toBeGreaterThanOrEqual(2);
+  }, 90000);
 });
 
 describe('ensureStreams on a stream with fewer replicas than configured (the local single NATS server)', () => {
   test('warns naming the stream, keeps it at one replica and starts', async () => {
-    const lines: Array<{ level: number; msg: string; stream?: string; replicas?: number; configured?: number }> = [];
-    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-    const bus = await Bus.connect({ natsUrl: TEST_NATS_URL, namespace: uniqueNamespace(), service: 'streams-test', log });
+    const lines: LogLine[] = [];
+    const bus = await Bus.connect({ natsUrl: TEST_NATS_URL, namespace: uniqueNamespace(), service: 'streams-test', log: capturingLog(lines) });
     try {
       await ensureStreams(bus, ['CHECKOUT']);
       expect(lines).toEqual([]);

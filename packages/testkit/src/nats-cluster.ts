@@ -15,6 +15,12 @@ export interface NatsCluster {
   urls: string[];
   /** Stops one server (SIGTERM) and waits for it to exit: a node lost. */
   stopNode(index: number): Promise<void>;
+  /**
+   * Freezes one server (SIGSTOP): its connections stay open but nothing answers on them, as when a
+   * node's container or host vanishes without closing them. `resumeNode` (SIGCONT) undoes it.
+   */
+  pauseNode(index: number): void;
+  resumeNode(index: number): void;
   /** Stops every server and removes the stores. */
   stop(): Promise<void>;
 }
@@ -66,7 +72,11 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   return {
     urls: ports.map((port) => `nats://127.0.0.1:${port}`),
     stopNode: (index) => stopOne(children[index]),
+    pauseNode: (index) => void children[index].kill('SIGSTOP'),
+    resumeNode: (index) => void children[index].kill('SIGCONT'),
     async stop() {
+      // a paused server would not act on SIGTERM
+      for (const child of children) child.kill('SIGCONT');
       await stopAll();
       rmSync(storeDir, { recursive: true, force: true });
     },

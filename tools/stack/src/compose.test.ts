@@ -213,7 +213,7 @@ describe.each(APPS)('docker-compose.yml service $name', ({ name, port, schema })
   });
 
   test("checks the image's /readyz, runs under an init process on a read-only root filesystem", () => {
-    expect(commandText(service(name).healthcheck?.test)).toBe('CMD node dist/healthcheck.js');
+    expect(commandText(service(name).healthcheck?.test)).toBe('CMD bash dist/healthcheck.sh');
     const definition = service(name) as { init?: boolean; read_only?: boolean; tmpfs?: string[] };
     expect(definition.init).toBe(true);
     expect(definition.read_only).toBe(true);
@@ -319,7 +319,7 @@ describe('Dockerfile (one for the six services)', () => {
     expect(runtime).toMatch(/^EXPOSE \$\{PORT\}$/m);
     expect(runtime).toMatch(/NODE_ENV=production/);
     expect(runtime).toMatch(/PASAR_APP=\$\{APP\}/);
-    expect(runtime).toMatch(/^HEALTHCHECK [\s\S]*CMD \["node", "dist\/healthcheck\.js"\]$/m);
+    expect(runtime).toMatch(/^HEALTHCHECK [\s\S]*CMD \["bash", "dist\/healthcheck\.sh"\]$/m);
     expect(runtime).toMatch(/^CMD \["node", (".*", )?"dist\/main.js"\]$/m);
   });
 
@@ -332,7 +332,7 @@ describe('Dockerfile (one for the six services)', () => {
 
   test('gives the healthcheck 15 s and hands freed memory back to the system', () => {
     const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
-    expect(runtime).toMatch(/^HEALTHCHECK --interval=5s --timeout=15s /m);
+    expect(runtime).toMatch(/^HEALTHCHECK --interval=10s --timeout=15s /m);
     expect(runtime).toMatch(/MALLOC_TRIM_THRESHOLD_=131072/);
     expect(runtime).toMatch(/NODE_OPTIONS=--max-semi-space-size=2$/m);
   });

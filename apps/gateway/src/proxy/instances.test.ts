@@ -153,6 +153,39 @@ describe('an instance lost with requests on their way', () => {
   });
 });
 
+describe('one instance killed, the other busy', () => {
+  it('a request goes to the busy instance that timed out, not to the one that refuses connections', async () => {
+    const world = await createTestWorld();
+    let delayMs = 0;
+    const busy = await startCheckoutStandIn((router) => {
+      router.get('/catalog/products', (_req, res) => {
+        setTimeout(() => res.json({ instance: 'busy' }), delayMs);
+      });
+    });
+    const killedPort = await freePort(); // nothing listens there: refused, as a killed container restarting
+    try {
+      // no probe and no trial within the test: only what the requests see marks the instances
+      const gateway = await world.start({
+        CHECKOUT_URL: `http://127.0.0.1:${killedPort},${busy.url}`,
+        UPSTREAM_HEALTH_INTERVAL_MS: '0',
+        UPSTREAM_RETRY_DOWN_AFTER_MS: '60000',
+        UPSTREAM_TIMEOUT_MS: '300',
+      });
+      // refused by the killed one (marked down), sent again to the busy one
+      expect(await instancesAnswering(gateway.url, 1)).toEqual(['busy']);
+      // the busy one falls behind: a GET that timed out once sent is not sent again, and it is marked down too
+      delayMs = 1_000;
+      expect(await instancesAnswering(gateway.url, 1)).toEqual(['status 504']);
+      // both down: the busy one, which still takes connections, gets the requests, not the killed one
+      delayMs = 0;
+      expect(await instancesAnswering(gateway.url, 3)).toEqual(['busy', 'busy', 'busy']);
+    } finally {
+      await world.close();
+      await busy.close();
+    }
+  });
+});
+
 describe('with the active probe', () => {
   it('an instance the probe finds unhealthy gets no request at all, not even a trial, until its /healthz answers 200', async () => {
     const world = await createTestWorld();

@@ -22,7 +22,7 @@ import type { GatewayConfig } from '../config';
 import { routeOf } from './gate';
 import type { GatewayRoute, Upstream } from './route-table';
 import { UPSTREAM_TIMEOUT_CODE, bodyLimitOf, classifyProxyError, forwardHeaders, joinedVary } from './rules';
-import { isInstanceAway, mayRetryElsewhere, startHealthProbe, UpstreamPool } from './upstreams';
+import { downReasonOf, mayRetryElsewhere, startHealthProbe, UpstreamPool } from './upstreams';
 
 type ProxyConfig = Pick<
   GatewayConfig,
@@ -156,7 +156,8 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
           if (!sent) return fail(req, res, 502, 'bad_gateway', 'the service gave no valid answer');
           if (sent.clientGone) return; // nobody to answer
           const pool = pools[sent.upstream];
-          if (isInstanceAway(code, UPSTREAM_TIMEOUT_CODE)) pool.markDown(sent.url);
+          const down = downReasonOf(code, sent.reachedInstance, UPSTREAM_TIMEOUT_CODE);
+          if (down) pool.markDown(sent.url, down);
           // to the next instance, once, when that cannot do a request twice (mayRetryElsewhere)
           const attempt = { reachedInstance: sent.reachedInstance, code, method: req.method ?? '', repeatable: sent.repeatable };
           if (!sent.retried && pool.urls.length > 1 && mayRetryElsewhere(attempt) && isResponse(res) && !res.headersSent) {
@@ -164,7 +165,7 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
             return send(req, res, sent);
           }
           const failure = classifyProxyError(code, sent.upstream);
-          log.warn({ err: err.message, code, upstream: sent.upstream, path: redactUrl(req.url ?? ''), requestId: sent.requestId }, 'proxy to upstream failed');
+          log.warn({ err: err.message, code, upstream: sent.upstream, instance: sent.url, path: redactUrl(req.url ?? ''), requestId: sent.requestId }, 'proxy to upstream failed');
           fail(req, res, failure.status, failure.code, failure.detail);
         },
       },

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { freePort } from '@pasar/testkit';
 import { parseUpstreamList } from '../config';
-import { isInstanceAway, mayRetryElsewhere, startHealthProbe, UpstreamPool } from './upstreams';
+import { downReasonOf, mayRetryElsewhere, startHealthProbe, UpstreamPool } from './upstreams';
 
 const A = 'http://127.0.0.1:4001';
 const B = 'http://127.0.0.1:4101';
@@ -111,6 +111,18 @@ describe('UpstreamPool', () => {
     expect([pool.pick(), pool.pick()]).toEqual([B, B]);
   });
 
+  test('when every instance is down, one that was only slow is named before one that is unavailable, however long each has been down', () => {
+    const time = manualClock();
+    const pool = new UpstreamPool('checkout', [A, B], { clock: time.clock, retryDownAfterMs: 60_000 });
+    pool.markDown(A, 'unavailable'); // killed: refuses connections
+    time.advance(10);
+    pool.markDown(B, 'slow'); // the survivor, busy: timed out
+    expect([pool.pick(), pool.take(), pool.pick()]).toEqual([B, B, B]);
+    // a slow one that then refuses is unavailable too: the one down the longest again
+    pool.markDown(B, 'unavailable');
+    expect(pool.pick()).toBe(A);
+  });
+
   test('marks by URL whether or not it ends in a slash; unknown URLs change nothing', () => {
     const pool = new UpstreamPool('checkout', [A, B]);
     pool.markDown(`${A}/`);
@@ -120,13 +132,15 @@ describe('UpstreamPool', () => {
 });
 
 describe('the rules of a failed attempt', () => {
-  test('refused, unreachable and timed out mark the instance down; a reset or a bad answer does not', () => {
-    for (const code of ['ECONNREFUSED', 'EHOSTUNREACH', 'ETIMEDOUT', 'UPSTREAM_TIMEOUT']) {
-      expect(isInstanceAway(code, 'UPSTREAM_TIMEOUT')).toBe(true);
+  test('refused, unreachable and timed out mark the instance down (slow: timed out once connected); a reset or a bad answer does not', () => {
+    for (const code of ['ECONNREFUSED', 'EHOSTUNREACH', 'ENOTFOUND', 'ETIMEDOUT']) {
+      expect(downReasonOf(code, true, 'UPSTREAM_TIMEOUT')).toBe('unavailable');
     }
-    expect(isInstanceAway('ECONNRESET', 'UPSTREAM_TIMEOUT')).toBe(false);
-    expect(isInstanceAway('HPE_INVALID_CONSTANT', 'UPSTREAM_TIMEOUT')).toBe(false);
-    expect(isInstanceAway(undefined, 'UPSTREAM_TIMEOUT')).toBe(false);
+    expect(downReasonOf('UPSTREAM_TIMEOUT', false, 'UPSTREAM_TIMEOUT')).toBe('unavailable');
+    expect(downReasonOf('UPSTREAM_TIMEOUT', true, 'UPSTREAM_TIMEOUT')).toBe('slow');
+    expect(downReasonOf('ECONNRESET', true, 'UPSTREAM_TIMEOUT')).toBeUndefined();
+    expect(downReasonOf('HPE_INVALID_CONSTANT', true, 'UPSTREAM_TIMEOUT')).toBeUndefined();
+    expect(downReasonOf(undefined, true, 'UPSTREAM_TIMEOUT')).toBeUndefined();
   });
 
   test('a request that never reached the instance goes elsewhere whatever it is; one that may have, only when a repeat is harmless', () => {

@@ -16,9 +16,22 @@
  */
 const INSTANCE_AWAY = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT']);
 
-/** Whether a proxy error code means the instance itself is away (mark it down), given the timeout code. */
-export function isInstanceAway(code: string | undefined, timeoutCode: string): boolean {
-  return code !== undefined && (code === timeoutCode || INSTANCE_AWAY.has(code));
+/**
+ * Why an instance is marked down: `unavailable`, nothing takes its connections (refused,
+ * unreachable, unknown host, no connection in time) or it says it is unhealthy; `slow`, it took
+ * the connection but gave no answer in time (busy: it is there, and still the better choice when
+ * every instance is down).
+ */
+export type DownReason = 'unavailable' | 'slow';
+
+/**
+ * Whether a failed proxy attempt means the instance itself is away, and why (DownReason);
+ * undefined when it does not (mark nothing). `timeoutCode` is the proxy's own timeout, which is
+ * `slow` once the connection had opened (`reachedInstance`).
+ */
+export function downReasonOf(code: string | undefined, reachedInstance: boolean, timeoutCode: string): DownReason | undefined {
+  if (code === timeoutCode) return reachedInstance ? 'slow' : 'unavailable';
+  return code !== undefined && INSTANCE_AWAY.has(code) ? 'unavailable' : undefined;
 }
 
 /** A failed proxy attempt, as mayRetryElsewhere weighs it. */
@@ -49,6 +62,8 @@ interface Instance {
   url: string;
   /** When it was marked down; undefined while it answers. */
   downSince?: number;
+  /** Why, as the last failure said (markDown). */
+  downFor?: DownReason;
   /** The last time a trial request was let through while down. */
   lastTrialAt?: number;
   /** Requests sent to it (take) and not given back yet (release). */
@@ -96,7 +111,8 @@ export class UpstreamPool {
 
   /**
    * The instance for the next request: the next healthy one in turn; a down one whose trial is due
-   * (it takes the turn once, then waits again); when all are down and no trial is due, the one down the longest.
+   * (it takes the turn once, then waits again); when all are down and no trial is due, one that
+   * was only slow before one that is unavailable, the one down the longest among them.
    */
   pick(): string {
     return this.choose(() => true).url;
@@ -121,7 +137,11 @@ export class UpstreamPool {
     if (instance && instance.inFlight > 0) instance.inFlight -= 1;
   }
 
-  /** The next instance in turn that answers (or whose trial is due) and passes `eligible`; else the one down the longest. */
+  /**
+   * The next instance in turn that answers (or whose trial is due) and passes `eligible`; else the
+   * one down the longest, an unavailable one only when no other is left: a busy instance that
+   * timed out still takes connections, one that refuses them (killed, restarting) fails every request.
+   */
   private choose(eligible: (instance: Instance) => boolean): Instance {
     const count = this.instances.length;
     const at = this.clock();
@@ -135,13 +155,16 @@ export class UpstreamPool {
         return instance;
       }
     }
-    return this.instances.reduce((a, b) => ((a.downSince ?? 0) <= (b.downSince ?? 0) ? a : b));
+    const there = this.instances.filter((i) => i.downFor !== 'unavailable');
+    return (there.length ? there : this.instances).reduce((a, b) => ((a.downSince ?? 0) <= (b.downSince ?? 0) ? a : b));
   }
 
-  /** The instance refused, reset or timed out: skip it until it answers again. */
-  markDown(url: string): void {
+  /** The instance refused, was unreachable or timed out (DownReason): skip it until it answers again. */
+  markDown(url: string, reason: DownReason = 'unavailable'): void {
     const instance = this.find(url);
-    if (instance && instance.downSince === undefined) instance.downSince = this.clock();
+    if (!instance) return;
+    instance.downSince ??= this.clock();
+    instance.downFor = reason;
   }
 
   /** The instance answered (a proxied response or the probe): back in the rotation. */
@@ -149,6 +172,7 @@ export class UpstreamPool {
     const instance = this.find(url);
     if (instance) {
       instance.downSince = undefined;
+      instance.downFor = undefined;
       instance.lastTrialAt = undefined;
     }
   }
@@ -167,7 +191,8 @@ export interface HealthProbe {
 
 /**
  * The light active check: GET <instance>/healthz of every instance of the pools with more than one
- * instance each `intervalMs`; a 200 marks it up, no answer (or another status) within `timeoutMs` down.
+ * instance each `intervalMs`; a 200 marks it up, another status or no connection down
+ * (`unavailable`), no answer within `timeoutMs` down as `slow`.
  */
 export function startHealthProbe(pools: readonly UpstreamPool[], options: { intervalMs: number; timeoutMs: number }): HealthProbe {
   const probed = pools.filter((pool) => pool.urls.length > 1);
@@ -181,8 +206,9 @@ export function startHealthProbe(pools: readonly UpstreamPool[], options: { inte
             await response.arrayBuffer();
             if (response.status === 200) pool.markUp(url);
             else pool.markDown(url);
-          } catch {
-            pool.markDown(url);
+          } catch (err) {
+            // no answer within timeoutMs from one that took the connection: busy, not gone
+            pool.markDown(url, (err as Error).name === 'TimeoutError' ? 'slow' : 'unavailable');
           }
         }),
       ),
