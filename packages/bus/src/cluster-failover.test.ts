@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { identityUserUpserted } from '@pasar/contracts';
 import { createPrisma, createTestSchema, schemaFromUrl } from '@pasar/db';
-import { silentLog, startNatsCluster, uniqueNamespace, waitFor, type NatsCluster } from '@pasar/testkit';
+import { connectWhenJetStreamAnswers, silentLog, startNatsCluster, uniqueNamespace, waitFor, type NatsCluster } from '@pasar/testkit';
 import { PrismaClient } from '../test/generated/client';
 import { Bus } from './bus';
 import { consume, type RunningConsumer } from './consumer';
@@ -28,16 +28,7 @@ beforeAll(async () => {
   cluster = await startNatsCluster();
   const namespace = uniqueNamespace();
   // JetStream answers once the cluster has its meta leader (see streams.test.ts)
-  bus = await waitFor(async () => {
-    const candidate = await Bus.connect({ natsUrl: cluster.urls.join(','), namespace, service: 'failover', log: silentLog });
-    try {
-      await ensureStreams(candidate, ['IDENTITY'], { replicas: 3 });
-      return candidate;
-    } catch (error) {
-      await candidate.close();
-      throw error;
-    }
-  }, 90000, 500);
+  bus = await connectWhenJetStreamAnswers({ natsUrl: cluster.urls.join(','), namespace, service: 'failover', log: silentLog }, (candidate) => ensureStreams(candidate, ['IDENTITY'], { replicas: 3 }), 90000);
 }, 150000);
 
 afterAll(async () => {

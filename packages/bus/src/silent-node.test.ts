@@ -3,7 +3,7 @@
  * its host lost; here a frozen nats-server, on a real three-server cluster): the bus notices by its
  * PINGs and reconnects to another node within seconds, not after the client's default 2 x 2 minutes.
  */
-import { silentLog, startNatsCluster, uniqueNamespace, waitFor, type NatsCluster } from '@pasar/testkit';
+import { connectWhenJetStreamAnswers, silentLog, startNatsCluster, uniqueNamespace, waitFor, type NatsCluster } from '@pasar/testkit';
 import { Bus } from './bus';
 
 let cluster: NatsCluster;
@@ -14,16 +14,7 @@ beforeAll(async () => {
   // the cluster answers JetStream once it has elected its meta leader; a bus connected before
   // keeps its failed JetStream manager, so connect until one answers (as streams.test.ts)
   const namespace = uniqueNamespace();
-  bus = await waitFor(async () => {
-    const candidate = await Bus.connect({ natsUrl: cluster.urls.join(','), namespace, service: 'silent-node', log: silentLog });
-    try {
-      await (await candidate.jsm).getAccountInfo();
-      return candidate;
-    } catch (error) {
-      await candidate.close();
-      throw error;
-    }
-  }, 60000, 500);
+  bus = await connectWhenJetStreamAnswers({ natsUrl: cluster.urls.join(','), namespace, service: 'silent-node', log: silentLog });
 }, 90000);
 
 afterAll(async () => {

@@ -4,7 +4,7 @@
  * same keeps them R3 (each start updates every stream to its config).
  */
 import pino from 'pino';
-import { startNatsCluster, TEST_NATS_URL, uniqueNamespace, waitFor, type NatsCluster } from '@pasar/testkit';
+import { connectWhenJetStreamAnswers, startNatsCluster, TEST_NATS_URL, uniqueNamespace, waitFor, type NatsCluster } from '@pasar/testkit';
 import { Bus } from './bus';
 import { deleteNamespaceStreams, ensureStreams } from './streams';
 
@@ -22,16 +22,7 @@ describe('ensureStreams replicas (R3 JetStream streams, docs/deploy.md)', () => 
     const namespace = uniqueNamespace();
     // the cluster answers JetStream once it has elected its meta leader; a bus connected before
     // keeps its failed JetStream manager, so connect until one answers
-    bus = await waitFor(async () => {
-      const candidate = await Bus.connect({ natsUrl: cluster.urls.join(','), namespace, service: 'streams-test', log: capturingLog(lines) });
-      try {
-        await (await candidate.jsm).getAccountInfo();
-        return candidate;
-      } catch (error) {
-        await candidate.close();
-        throw error;
-      }
-    }, 60000, 500);
+    bus = await connectWhenJetStreamAnswers({ natsUrl: cluster.urls.join(','), namespace, service: 'streams-test', log: capturingLog(lines) });
   }, 120000);
 
   afterAll(async () => {

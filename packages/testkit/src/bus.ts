@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Bus, createNatsUserKey, deleteNamespaceStreams, ensureStreams, type BusAuth } from '@pasar/bus';
+import { Bus, createNatsUserKey, deleteNamespaceStreams, ensureStreams, type BusAuth, type BusOptions } from '@pasar/bus';
 import pino from 'pino';
+import { waitFor } from './wait';
 
 export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -36,4 +37,26 @@ export async function createTestBus(service: string, namespace = uniqueNamespace
       await bus.close();
     },
   };
+}
+
+/**
+ * A bus on a cluster just started, once `ready` passes on it (default: JetStream answers). A
+ * cluster answers JetStream only after it elected its meta leader, and a bus connected before keeps
+ * its failed JetStream manager: so connect until a candidate is ready, closing each that is not.
+ */
+export function connectWhenJetStreamAnswers(
+  options: BusOptions,
+  ready: (bus: Bus) => Promise<unknown> = async (bus) => (await bus.jsm).getAccountInfo(),
+  timeoutMs = 60000,
+): Promise<Bus> {
+  return waitFor(async () => {
+    const candidate = await Bus.connect(options);
+    try {
+      await ready(candidate);
+      return candidate;
+    } catch (error) {
+      await candidate.close();
+      throw error;
+    }
+  }, timeoutMs, 500);
 }
