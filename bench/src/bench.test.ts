@@ -1,12 +1,11 @@
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { DEFAULT_TEST_DATABASE_URL } from '@pasar/db';
-import { waitFor } from '@pasar/testkit';
+import { spansIn, waitFor } from '@pasar/testkit';
 import { Client } from 'pg';
 import { parseBenchArgs } from './main';
 import { TICKS_PER_SECOND, readInfrastructure, readProcess, statFigures } from './processes';
 import { latencySummary } from './scenarios/checkout-submit';
-import { spansIn } from './otlp-sink';
 import { submitWithStreams } from './scenarios/live-streams';
 import { NOOP_CALL_KINDS, noopCallsPerOrder, timeNoopCalls, tracingCost } from './scenarios/tracing';
 

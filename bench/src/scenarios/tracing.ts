@@ -5,8 +5,8 @@ import { ROOT_CONTEXT, SpanKind, propagation, trace } from '@opentelemetry/api';
 import { currentTraceHeaders } from '@pasar/bus/src/trace';
 import { activeTraceparent } from '@pasar/service-kit/src/trace';
 import type { Stack, StackService } from '@pasar/stack';
+import { startOtlpReceiver, type OtlpReceiver } from '@pasar/testkit';
 import { LeanClient } from '../client';
-import { startOtlpSink, type OtlpSink } from '../otlp-sink';
 import { cpuBetween, infrastructureBetween, profiledRound, readInfrastructure, readStack } from '../processes';
 import { median, round } from '../stats';
 import type { BenchContext, Scenario, ScenarioResult } from '../types';
@@ -170,7 +170,7 @@ export function timeNoopCalls(): Record<NoopCallKind, number> {
 }
 
 /** The variables of a round: tracing on at 10 % sampling to the sink, or none of them. */
-function environmentFor(mode: TracingMode, sink: OtlpSink): Record<string, string | undefined> {
+function environmentFor(mode: TracingMode, sink: OtlpReceiver): Record<string, string | undefined> {
   const none = Object.fromEntries(TRACING_VARIABLES.map((name) => [name, undefined]));
   return mode === 'on' ? { ...none, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...SAMPLER } : none;
 }
@@ -206,7 +206,7 @@ export const tracing: Scenario = {
   name: 'tracing',
   title: 'CPU per order of the submit load, tracing off vs on at 10 % sampling (interleaved rounds)',
   async run({ stack, settings, log, figuresOf }: BenchContext): Promise<ScenarioResult> {
-    const sink = await startOtlpSink();
+    const sink = await startOtlpReceiver();
     const restore = Object.fromEntries(TRACING_VARIABLES.map((name) => [name, process.env[name]]));
     const nodeOptions = new Map(Object.values(stack.instances).flat().map((service) => [service, service.variable('NODE_OPTIONS')]));
     const countDir = mkdtempSync(join(tmpdir(), 'pasar-otel-count-'));
@@ -241,7 +241,7 @@ export const tracing: Scenario = {
           await analyzeStack(stack);
 
           const stockBefore = await stockOf(store.vendor, hot);
-          const spansBefore = sink.spans();
+          const spansBefore = sink.spanCount();
           const cpuBefore = readStack(stack);
           const infrastructureBefore = readInfrastructure();
           const measured = await profiledRound(stack, () => timedRound(roundBuyers, store, () => hot, settings.durationS));
@@ -249,7 +249,7 @@ export const tracing: Scenario = {
           await everyShipment(stack, store.storeId, placed);
           const cpu = cpuBetween(cpuBefore, readStack(stack));
           const infrastructure = infrastructureBetween(infrastructureBefore, readInfrastructure());
-          const spans = sink.spans() - spansBefore;
+          const spans = sink.spanCount() - spansBefore;
           const figures = roundFigures(measured.answers, measured.elapsedS, stockBefore - (await stockOf(store.vendor, hot)), cpu, infrastructure);
           if (mode === 'on' && spans === 0) throw new Error(`round ${i + 1}: tracing was on but the sink received no span`);
           if (mode === 'off' && spans !== 0) throw new Error(`round ${i + 1}: tracing was off but the sink received ${spans} spans`);
@@ -287,7 +287,7 @@ export const tracing: Scenario = {
 
       const today = todayOf(figuresOf);
       const cost = tracingCost(rounds, noop, today?.cpuMsPerOrder);
-      const spansReceived = sink.spans();
+      const spansReceived = sink.spanCount();
       /** Spans per order of the 10 % traced: every span the "on" processes sent (flushed as they stopped) over a tenth of their orders. */
       const spansPerTracedOrder = round(spansReceived / (SAMPLE_RATIO * placedTraced), 1);
       const offNoop = cost.offNoop as NonNullable<TracingCost['offNoop']>;

@@ -1,8 +1,7 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startOtlpReceiver } from '@pasar/testkit';
 import { activeTraceId, activeTraceparent, isTracingConfigured, startTracing, traceLogFields } from './trace';
 
 const run = promisify(execFile);
@@ -35,15 +34,7 @@ describe('tracing on: what goes to the endpoint', () => {
    * jest's module sandbox refuses.)
    */
   async function exportsWith(extra: Record<string, string>): Promise<Record<string, number>> {
-    const requests: Record<string, number> = {};
-    const receiver = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        requests[req.url ?? ''] = (requests[req.url ?? ''] ?? 0) + 1;
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiver = await startOtlpReceiver();
     const script = [
       `const { metrics, trace } = require('@opentelemetry/api');`,
       `const { startTracing } = require(${JSON.stringify(join(__dirname, 'trace.ts'))});`,
@@ -54,12 +45,12 @@ describe('tracing on: what goes to the endpoint', () => {
       `});`,
     ].join('\n');
     try {
-      const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, OTEL_TRACES_SAMPLER: 'always_on', ...extra };
+      const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'always_on', ...extra };
       await run(process.execPath, ['--import', 'tsx', '-e', script], { env, cwd: __dirname });
     } finally {
-      await new Promise((resolve) => receiver.close(resolve));
+      await receiver.close();
     }
-    return requests;
+    return receiver.requests();
   }
 
   it('sends traces only, unless the metrics exporter is asked for', async () => {

@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { Reader } from 'protobufjs/minimal';
 
-/** One span as an OTLP receiver got it, with the service.name of its resource. */
+/** One span as an OTLP receiver got it (JSON encoding), with the service.name of its resource. */
 export interface ReceivedSpan {
   service: string;
   traceId: string;
@@ -12,10 +14,14 @@ export interface ReceivedSpan {
 }
 
 export interface OtlpReceiver {
-  /** The OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT); the services must export http/json. */
+  /** The OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT): the exporters post to <url>/v1/traces, /v1/metrics, /v1/logs. */
   url: string;
-  /** Every span received so far. */
+  /** Every span received so far in the JSON encoding (OTEL_EXPORTER_OTLP_PROTOCOL=http/json), decoded. */
   spans: ReceivedSpan[];
+  /** How many spans trace exports carried so far, in either encoding (protobuf, the SDK's default, is counted, not decoded). */
+  spanCount(): number;
+  /** Export requests received so far, by path (what else the SDK sends: metrics, logs). */
+  requests(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -30,39 +36,86 @@ interface RawSpan {
   name: string;
   attributes?: Attribute[];
 }
+interface JsonExport {
+  resourceSpans?: { resource?: { attributes?: Attribute[] }; scopeSpans?: { spans?: RawSpan[] }[] }[];
+}
+
 function attributesOf(list: Attribute[] | undefined): Record<string, unknown> {
   return Object.fromEntries((list ?? []).map((a) => [a.key, Object.values(a.value)[0]]));
 }
 
-/** An OTLP/HTTP receiver of the JSON encoding (OTEL_EXPORTER_OTLP_PROTOCOL=http/json) on 127.0.0.1: keeps every span it is sent. */
+/** The spans of a JSON trace export, each with its resource's service.name. */
+function spansOfJson(request: JsonExport): ReceivedSpan[] {
+  return (request.resourceSpans ?? []).flatMap((resource) => {
+    const service = String(attributesOf(resource.resource?.attributes)['service.name']);
+    return (resource.scopeSpans ?? []).flatMap((scope) =>
+      (scope.spans ?? []).map((span) => ({ service, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, name: span.name, attributes: attributesOf(span.attributes) })),
+    );
+  });
+}
+
+/**
+ * The number of spans in one OTLP/HTTP trace export (ExportTraceServiceRequest), protobuf or JSON:
+ * resource_spans (1) → scope_spans (2) → spans (2).
+ */
+export function spansIn(body: Uint8Array, contentType: string): number {
+  if (/json/i.test(contentType)) return spansOfJson(JSON.parse(Buffer.from(body).toString('utf8')) as JsonExport).length;
+  let count = 0;
+  eachMessage(body, 1, (resource) => eachMessage(resource, 2, (scope) => eachMessage(scope, 2, () => (count += 1))));
+  return count;
+}
+
+/** Calls `onField` with each length-delimited field `field` of a protobuf message (the others are skipped). */
+function eachMessage(message: Uint8Array, field: number, onField: (bytes: Uint8Array) => void): void {
+  const reader = Reader.create(message);
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    if (tag >>> 3 === field && (tag & 7) === 2) onField(reader.bytes());
+    else reader.skipType(tag & 7);
+  }
+}
+
+/**
+ * An OTLP/HTTP receiver on a free port of 127.0.0.1: counts the requests by path and the spans of
+ * every trace export, and keeps the spans of JSON exports. Every export is answered 200 with an
+ * empty export response in its encoding; a trace export it cannot read, 400.
+ */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  let spanCount = 0;
+  const requests: Record<string, number> = {};
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0];
+      requests[path] = (requests[path] ?? 0) + 1;
+      const contentType = req.headers['content-type'] ?? '';
+      const json = /json/i.test(contentType);
       try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          resourceSpans?: { resource?: { attributes?: Attribute[] }; scopeSpans?: { spans?: RawSpan[] }[] }[];
-        };
-        for (const resource of body.resourceSpans ?? []) {
-          const service = String(attributesOf(resource.resource?.attributes)['service.name']);
-          for (const scope of resource.scopeSpans ?? []) {
-            for (const span of scope.spans ?? []) {
-              spans.push({ service, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, name: span.name, attributes: attributesOf(span.attributes) });
-            }
+        if (req.method === 'POST' && path.endsWith('/v1/traces')) {
+          const raw = Buffer.concat(chunks);
+          const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+          if (json) {
+            const received = spansOfJson(JSON.parse(body.toString('utf8')) as JsonExport);
+            spans.push(...received);
+            spanCount += received.length;
+          } else {
+            spanCount += spansIn(body, contentType);
           }
         }
+        res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : undefined);
       } catch {
-        // not JSON: not ours to keep
+        res.writeHead(400).end();
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
+    spanCount: () => spanCount,
+    requests: () => ({ ...requests }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
