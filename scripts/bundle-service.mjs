@@ -86,7 +86,6 @@ const prismaWasmFromFile = {
  */
 const TRACING_SDK = {
   '@opentelemetry/sdk-node': ['NodeSDK'],
-  '@opentelemetry/instrumentation-http': ['HttpInstrumentation'],
   '@opentelemetry/instrumentation-express': ['ExpressInstrumentation', 'ExpressLayerType'],
   '@opentelemetry/instrumentation-pg': ['PgInstrumentation'],
   '@opentelemetry/core': ['W3CTraceContextPropagator'],

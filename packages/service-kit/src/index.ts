@@ -13,3 +13,4 @@ export * from './lean';
 export * from './dead-letter-routes';
 export * from './periodic';
 export * from './cursor';
+export * from './trace';

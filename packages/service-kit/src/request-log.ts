@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { context } from '@opentelemetry/api';
 import type { Request, RequestHandler } from 'express';
 import type { Level, Logger } from 'pino';
 import { redactUrl } from './logger';
@@ -37,7 +38,8 @@ export function requestLineLogger(log: Logger): RequestLine {
   return (req, res, requestId) => {
     const started = performance.now();
     const url = req.url ?? ''; // as received: routers and the proxy rewrite req.url later
-    res.once('close', () => {
+    // in the request's trace context (the line names its trace): 'close' comes from the connection
+    res.once('close', context.bind(context.active(), () => {
       const finished = res.writableFinished;
       const level = requestLogLevel(res.statusCode, finished);
       if (!lines.isLevelEnabled(level)) return;
@@ -48,7 +50,7 @@ export function requestLineLogger(log: Logger): RequestLine {
         responseTime: Math.round(performance.now() - started),
       };
       lines[level](fields, finished ? 'request completed' : 'request aborted');
-    });
+    }));
   };
 }
 

@@ -9,7 +9,7 @@ import { BODY_NOT_SIGNED, EMPTY_BODY_SHA256, IDENTITY_HEADERS, SIGNATURE_REJECTE
 import { ProblemError, sendProblem, problemHandler } from './problems';
 import { leanRequests, mountOnExpress, type LeanRoute } from './lean';
 import { requestLineLogger, requestLogger } from './request-log';
-import { withTraceResponse } from './trace';
+import { nameServerSpan, tracedRequests } from './trace';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -159,6 +159,7 @@ export function createService(options: ServiceOptions): Service {
       const label = res.locals.routeLabel as string | undefined;
       const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : (label ?? 'unmatched');
       end({ method: req.method, route, status: String(res.statusCode) });
+      nameServerSpan(res, route);
     });
     next();
   });
@@ -167,7 +168,11 @@ export function createService(options: ServiceOptions): Service {
   const kit: RawRequestKit = {
     track(req, res, ends) {
       const end = duration.startTimer();
-      res.once('finish', () => end({ method: req.method, route: ends.route(), status: String(res.statusCode) }));
+      res.once('finish', () => {
+        const route = ends.route();
+        end({ method: req.method, route, status: String(res.statusCode) });
+        nameServerSpan(res, route);
+      });
       requestLine(req, res, ends.requestId);
     },
   };
@@ -321,7 +326,7 @@ export function pathMatcher(paths: string[]): (path: string) => boolean {
 
 export function listen(handler: RequestListener, port: number, host = '127.0.0.1'): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = createServer(withTraceResponse(handler)).listen(port, host);
+    const server = createServer(tracedRequests(handler)).listen(port, host);
     server.keepAliveTimeout = 65_000;
     server.once('error', reject);
     server.once('listening', () => {

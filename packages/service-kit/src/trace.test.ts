@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
+import type { RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startOtlpReceiver } from '@pasar/testkit';
-import { activeTraceId, activeTraceparent, isTracingConfigured, startTracing, traceLogFields } from './trace';
+import { startOtlpReceiver, type ReceivedSpan } from '@pasar/testkit';
+import { activeTraceId, activeTraceparent, isTracingConfigured, startTracing, traceLogFields, tracedRequests } from './trace';
 
 const run = promisify(execFile);
 
@@ -57,4 +58,112 @@ describe('tracing on: what goes to the endpoint', () => {
     expect(await exportsWith({})).toEqual({ '/v1/traces': 1 });
     expect(await exportsWith({ OTEL_METRICS_EXPORTER: 'otlp' })).toEqual({ '/v1/traces': 1, '/v1/metrics': 1 });
   }, 60_000);
+});
+
+describe('HTTP server and client spans', () => {
+  const FOREIGN_TRACE = '0af7651916cd43dd8448eb211c80319c';
+  const UNSAMPLED_TRACE = '0af7651916cd43dd8448eb211c80319d';
+  const THING = '/api/v1/things/42?token=secret';
+
+  interface Answer {
+    status: number;
+    traceresponse: string | null;
+    body: { id?: string; body?: unknown; sent?: Record<string, string> };
+  }
+  interface Run {
+    answers: Answer[];
+    lines: { msg: string; trace_id?: string; span_id?: string; req?: { url: string } }[];
+    spans: ReceivedSpan[];
+  }
+
+  /** test/traced-service.ts with `extra` variables, sent `requests`: its answers, log lines and the spans it exported. */
+  async function serve(requests: { path: string; traceparent?: string; slowBody?: boolean }[], extra: Record<string, string>): Promise<Run> {
+    const receiver = await startOtlpReceiver();
+    try {
+      const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', REQUESTS: JSON.stringify(requests), ...extra };
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'test', 'traced-service.ts')], { env, cwd: __dirname });
+      return { ...(JSON.parse(stdout) as Omit<Run, 'spans'>), spans: receiver.spans };
+    } finally {
+      await receiver.close();
+    }
+  }
+
+  const parts = (traceparent: string | null | undefined) => {
+    const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-(0[01])$/.exec(traceparent ?? '');
+    if (!match) throw new Error(`not a traceparent: ${traceparent}`);
+    return { traceId: match[1], spanId: match[2], sampled: match[3] === '01' };
+  };
+
+  it('a sampled request: a server span named after its route, its handler in its trace after the body was read, a client span, log lines naming it', async () => {
+    const { answers, lines, spans } = await serve(
+      [{ path: THING, slowBody: true }, { path: THING, traceparent: `00-${FOREIGN_TRACE}-b7ad6b7169203331-01` }, { path: THING, traceparent: 'garbage' }, { path: '/healthz' }],
+      { OTEL_TRACES_SAMPLER: 'always_on' },
+    );
+    const [plain, continued, malformed, probe] = answers;
+    expect(plain).toMatchObject({ status: 200, body: { id: '42', body: { note: 'hello' } } });
+
+    // the server span is the one traceresponse names, with the route, the status and no query string
+    const answered = parts(plain.traceresponse);
+    expect(answered.sampled).toBe(true);
+    const server = spans.find((s) => s.spanId === answered.spanId) as ReceivedSpan;
+    expect(server).toMatchObject({ traceId: answered.traceId, name: 'POST /api/v1/things/:id', kind: 2, parentSpanId: undefined });
+    expect(server.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/api/v1/things/:id', 'url.path': '/api/v1/things/42', 'http.response.status_code': 200 });
+    expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('token=secret');
+
+    // express's request handler span is in the trace, under the server span: the handler ran in it after express.json
+    const inTrace = spans.filter((s) => s.traceId === answered.traceId);
+    const handler = inTrace.find((s) => s.attributes['express.type'] === 'request_handler') as ReceivedSpan;
+    const ancestors = (span: ReceivedSpan): string[] => {
+      const parent = inTrace.find((s) => s.spanId === span.parentSpanId);
+      return parent ? [parent.spanId, ...ancestors(parent)] : [];
+    };
+    expect(ancestors(handler)).toContain(server.spanId);
+    // the client span is the handler's child, and the headers it gives carry it
+    const client = inTrace.find((s) => s.kind === 3) as ReceivedSpan;
+    expect(client).toMatchObject({ name: 'GET', parentSpanId: handler.spanId, attributes: { 'url.full': 'http://upstream.test/things', 'http.response.status_code': 200 } });
+    expect(parts(plain.body.sent?.traceparent)).toEqual({ traceId: answered.traceId, spanId: client.spanId, sampled: true });
+
+    // log lines: the handler's, and the request line written when the response closed
+    expect(lines.find((l) => l.msg === 'handling a thing' && l.trace_id === answered.traceId)).toBeDefined();
+    expect(lines.find((l) => l.msg === 'request completed' && l.trace_id === answered.traceId && l.span_id === answered.spanId)).toBeDefined();
+
+    // an inbound traceparent is followed (a service behind the gateway); a malformed one is ignored
+    const followed = parts(continued.traceresponse);
+    expect(followed.traceId).toBe(FOREIGN_TRACE);
+    expect(spans.find((s) => s.spanId === followed.spanId)?.parentSpanId).toBe('b7ad6b7169203331');
+    expect(malformed.status).toBe(200);
+    expect(parts(malformed.traceresponse).traceId).not.toBe(FOREIGN_TRACE);
+
+    // probes: no span, no traceresponse
+    expect(probe.status).toBe(200);
+    expect(probe.traceresponse).toBeNull();
+    expect(spans.filter((s) => s.attributes['url.path'] === '/healthz')).toEqual([]);
+  }, 60_000);
+
+  it("an unsampled request records nothing, yet names its trace and passes the decision on; the gateway's setting ignores inbound context", async () => {
+    const unsampledParent = `00-${UNSAMPLED_TRACE}-b7ad6b7169203331-00`;
+    const behind = await serve([{ path: THING, traceparent: unsampledParent }], {});
+    const [answer] = behind.answers;
+    expect(answer.status).toBe(200);
+    expect(parts(answer.traceresponse)).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
+    // no span made for the call: its headers carry the request's unsampled context
+    expect(parts(answer.body.sent?.traceparent)).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
+    expect(behind.spans).toEqual([]);
+    // the log lines still name the trace
+    expect(behind.lines.find((l) => l.msg === 'handling a thing')?.trace_id).toBe(UNSAMPLED_TRACE);
+
+    // as the gateway (TRACE_TRUST_INBOUND unset): a new trace, sampled by its own decision
+    const door = await serve([{ path: THING, traceparent: unsampledParent }], { TRUST_INBOUND: 'false' });
+    const started = parts(door.answers[0].traceresponse);
+    expect(started.traceId).not.toBe(UNSAMPLED_TRACE);
+    expect(started.sampled).toBe(true);
+    expect(door.spans.find((s) => s.spanId === started.spanId)?.parentSpanId).toBeUndefined();
+  }, 60_000);
+});
+
+describe('tracing off', () => {
+  it('leaves the request listener as it is', () => {
+    const listener: RequestListener = (_req, res) => res.end();
+    expect(tracedRequests(listener)).toBe(listener);
+  });
 });

@@ -5,11 +5,22 @@
  * made while a request or a message is handled go to the OTLP endpoint; the standard OTEL_*
  * variables apply (protocol, sampler, service name, ...).
  *
+ * The HTTP spans are this module's (`tracedRequests`, `startHttpClientSpan`), made with the
+ * OpenTelemetry API, not @opentelemetry/instrumentation-http's. That instrumentation does its whole
+ * work for every request, sampled or not: it builds the attributes, and binds the request, the
+ * response and every listener later added to them to the request's context, so each of their
+ * events (the body's chunks, the proxy's pipes, finish, close) runs through a context switch. At
+ * 10 % sampling it doubled the CPU per order of the submit load (npm run bench -- --only tracing).
+ * Here an unsampled request costs a sampler decision and one context switch: attributes and the
+ * listener that ends the span only for the sampled. The request's context is entered once around
+ * the handler. Nothing binds the request's streams: what continues from their events must carry
+ * the context itself, as promises do and the body parsers (raw-body binds its callback) do.
+ *
  * This module imports nothing heavy at the top: a service's main.ts calls startTracing before it
- * loads the modules the instrumentations patch (http, express, pg).
+ * loads the modules the instrumentations patch (express, pg).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, trace, type Context, type Span, type TextMapGetter, type TextMapPropagator, type TextMapSetter } from '@opentelemetry/api';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Span } from '@opentelemetry/api';
 
 export interface TracingHandle {
   /** Flushes the spans still buffered and stops the SDK. */
@@ -25,14 +36,16 @@ export interface TracingOptions {
   trustInbound?: boolean;
 }
 
+/** Set by startTracing: HTTP requests get spans (and whether an inbound `traceparent` is followed). */
+let httpTracing: { trustInbound: boolean } | undefined;
+
+const tracer = () => trace.getTracer('@pasar/service-kit');
+
 /** True when the environment asks for traces. */
 export function isTracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.OTEL_SDK_DISABLED === 'true') return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
-
-/** URL attributes keep the path only: query strings may hold signatures or tokens. */
-const URL_ATTRIBUTES = ['http.target', 'http.url', 'url.full'];
 
 /**
  * Starts the OpenTelemetry SDK when configured (see the module comment); undefined when not.
@@ -40,14 +53,12 @@ const URL_ATTRIBUTES = ['http.target', 'http.url', 'url.full'];
  */
 export async function startTracing(service: string, options: TracingOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TracingHandle | undefined> {
   if (!isTracingConfigured(env)) return undefined;
-  const [{ NodeSDK }, { HttpInstrumentation }, { ExpressInstrumentation, ExpressLayerType }, { PgInstrumentation }, { W3CTraceContextPropagator }] = await Promise.all([
+  const [{ NodeSDK }, { ExpressInstrumentation, ExpressLayerType }, { PgInstrumentation }, { W3CTraceContextPropagator }] = await Promise.all([
     import('@opentelemetry/sdk-node'),
-    import('@opentelemetry/instrumentation-http'),
     import('@opentelemetry/instrumentation-express'),
     import('@opentelemetry/instrumentation-pg'),
     import('@opentelemetry/core'),
   ]);
-  const w3c = new W3CTraceContextPropagator();
   const sdk = new NodeSDK({
     // traces only: unless OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER ask for them, the SDK would also
     // record the instrumentations' metrics and post them and a log provider's to the endpoint (the
@@ -55,14 +66,9 @@ export async function startTracing(service: string, options: TracingOptions = {}
     ...(env.OTEL_METRICS_EXPORTER?.trim() ? {} : { metricReaders: [] }),
     ...(env.OTEL_LOGS_EXPORTER?.trim() ? {} : { logRecordProcessors: [] }),
     serviceName: env.OTEL_SERVICE_NAME?.trim() || service,
-    textMapPropagator: options.trustInbound === false ? new NotFromHttpRequests(w3c) : w3c,
+    textMapPropagator: new W3CTraceContextPropagator(),
+    // HTTP: tracedRequests and startHttpClientSpan below
     instrumentations: [
-      new HttpInstrumentation({
-        // no span for probes and scrapes
-        ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics',
-        requestHook: (span) => withoutQueries(span),
-        responseHook: (span) => withoutQueries(span),
-      }),
       // a span per route (router and request handler layers), none per middleware layer (body
       // parsing, helmet, cors, the identity check, ...): those ran on every request for little news
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
@@ -73,47 +79,19 @@ export async function startTracing(service: string, options: TracingOptions = {}
     ],
   });
   sdk.start();
-  return { shutdown: () => sdk.shutdown() };
-}
-
-/** Rewrites the span's URL attributes without their query strings. */
-function withoutQueries(span: Span): void {
-  const attributes = (span as unknown as { attributes?: Record<string, unknown> }).attributes ?? {};
-  for (const name of URL_ATTRIBUTES) {
-    const value = attributes[name];
-    if (typeof value === 'string' && value.includes('?')) span.setAttribute(name, value.slice(0, value.indexOf('?')));
-  }
-  if (attributes['url.query'] !== undefined) span.setAttribute('url.query', '');
-}
-
-/**
- * The gateway's propagator when inbound trace context is not trusted: it injects (the services
- * and the bus get the gateway's trace) and extracts from NATS messages (internal), but never from
- * an HTTP request's headers (anyone's): a public request starts a new trace.
- */
-class NotFromHttpRequests implements TextMapPropagator {
-  constructor(private readonly inner: TextMapPropagator) {}
-
-  inject(ctx: Context, carrier: unknown, setter: TextMapSetter): void {
-    this.inner.inject(ctx, carrier, setter);
-  }
-
-  extract(ctx: Context, carrier: unknown, getter: TextMapGetter): Context {
-    // NATS headers (MsgHdrs) have get(); node's IncomingHttpHeaders are a plain object
-    const fromNats = typeof (carrier as { get?: unknown } | undefined)?.get === 'function';
-    return fromNats ? this.inner.extract(ctx, carrier, getter) : ctx;
-  }
-
-  fields(): string[] {
-    return this.inner.fields();
-  }
+  httpTracing = { trustInbound: options.trustInbound !== false };
+  return {
+    shutdown: async () => {
+      httpTracing = undefined;
+      await sdk.shutdown();
+    },
+  };
 }
 
 /** `00-<trace id>-<span id>-<flags>` of the active span, or undefined when nothing is traced. */
 export function activeTraceparent(): string | undefined {
-  const span = trace.getSpan(context.active())?.spanContext();
-  if (!span || !trace.isSpanContextValid(span)) return undefined;
-  return `00-${span.traceId}-${span.spanId}-0${span.traceFlags.toString(16)}`;
+  const span = trace.getSpan(context.active());
+  return span && trace.isSpanContextValid(span.spanContext()) ? traceparentOf(span) : undefined;
 }
 
 /** The active trace id (problem+json bodies name it), or undefined. */
@@ -128,13 +106,93 @@ export function traceLogFields(): { trace_id?: string; span_id?: string } {
   return span && trace.isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
 }
 
-/** Sets the W3C `traceresponse` header (the trace this request belongs to) on every response. */
-export function withTraceResponse(handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+/** Probes and scrapes: no span. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** The server span of a sampled request, for the route its response names (`nameServerSpan`). */
+const SERVER_SPAN = Symbol('pasar.serverSpan');
+type WithSpan = ServerResponse & { [SERVER_SPAN]?: { span: Span; method: string } };
+
+/**
+ * The node server's request listener with a SERVER span per request when tracing is on (the
+ * listener itself when off). The span continues an inbound `traceparent` (a malformed one is
+ * ignored) unless the process does not trust inbound context (the gateway); the handler runs in
+ * its context; the response names it in `traceresponse`. Only a sampled span gets attributes
+ * (method, path without its query, protocol, peer; status, route) and a listener to end it.
+ */
+export function tracedRequests(handler: RequestListener): RequestListener {
+  const settings = httpTracing;
+  if (!settings) return handler;
   return (req, res) => {
-    const traceparent = activeTraceparent();
-    if (traceparent) res.setHeader('traceresponse', traceparent);
-    handler(req, res);
+    if (UNTRACED_PATHS.has(req.url ?? '')) return handler(req, res);
+    const parent = settings.trustInbound ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
+    const method = req.method ?? 'GET';
+    const span = tracer().startSpan(method, { kind: SpanKind.SERVER }, parent);
+    const ctx = trace.setSpan(parent, span);
+    res.setHeader('traceresponse', traceparentOf(span));
+    if (span.isRecording()) recordServerSpan(span, method, req, res);
+    context.with(ctx, handler, undefined, req, res);
   };
+}
+
+function recordServerSpan(span: Span, method: string, req: IncomingMessage, res: ServerResponse): void {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  span.setAttributes({
+    'http.request.method': method,
+    'url.path': query === -1 ? url : url.slice(0, query), // never the query: it may hold signatures or tokens
+    'url.scheme': 'http',
+    'network.protocol.version': req.httpVersion,
+    ...(req.socket.localPort !== undefined ? { 'server.port': req.socket.localPort } : {}),
+    ...(req.socket.remoteAddress !== undefined ? { 'network.peer.address': req.socket.remoteAddress } : {}),
+  });
+  (res as WithSpan)[SERVER_SPAN] = { span, method };
+  res.once('close', () => {
+    span.setAttribute('http.response.status_code', res.statusCode);
+    if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    else if (!res.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR, message: 'the client closed the connection before the answer' });
+    span.end();
+  });
+}
+
+/** Names a sampled request's server span after its route (`POST /api/v1/checkout/submit`), as its metric does. */
+export function nameServerSpan(res: ServerResponse, route: string): void {
+  const server = (res as WithSpan)[SERVER_SPAN];
+  if (!server) return;
+  server.span.setAttribute('http.route', route);
+  server.span.updateName(`${server.method} ${route}`);
+}
+
+/**
+ * A CLIENT span for an HTTP request this process sends, a child of the active span, and the
+ * `traceparent` (and `tracestate`) headers that carry it. Inside an unsampled request no span is
+ * made: the headers carry the active context, so the callee follows the same decision. Without
+ * tracing (or outside any span) the headers are empty and `end` does nothing.
+ */
+export function startHttpClientSpan(method: string, url: () => string): { headers: Record<string, string>; end(statusCode: number | undefined): void } {
+  const headers: Record<string, string> = {};
+  const active = context.active();
+  if (!trace.getSpan(active)?.isRecording()) {
+    propagation.inject(active, headers);
+    return { headers, end: () => undefined };
+  }
+  const target = url();
+  const query = target.indexOf('?');
+  const span = tracer().startSpan(method, { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.full': query === -1 ? target : target.slice(0, query) } }, active);
+  propagation.inject(trace.setSpan(active, span), headers);
+  return {
+    headers,
+    end: (statusCode) => {
+      if (statusCode !== undefined) span.setAttribute('http.response.status_code', statusCode);
+      if (statusCode === undefined || statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    },
+  };
+}
+
+function traceparentOf(span: Span): string {
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return `00-${traceId}-${spanId}-0${traceFlags.toString(16)}`;
 }
 
 /**

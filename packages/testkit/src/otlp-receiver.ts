@@ -10,6 +10,10 @@ export interface ReceivedSpan {
   spanId: string;
   parentSpanId?: string;
   name: string;
+  /** OTLP's SpanKind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+  kind: number;
+  /** OTLP's status code: 0 unset, 1 ok, 2 error. */
+  statusCode: number;
   attributes: Record<string, unknown>;
 }
 
@@ -34,6 +38,8 @@ interface RawSpan {
   spanId: string;
   parentSpanId?: string;
   name: string;
+  kind?: number;
+  status?: { code?: number };
   attributes?: Attribute[];
 }
 interface JsonExport {
@@ -49,7 +55,16 @@ function spansOfJson(request: JsonExport): ReceivedSpan[] {
   return (request.resourceSpans ?? []).flatMap((resource) => {
     const service = String(attributesOf(resource.resource?.attributes)['service.name']);
     return (resource.scopeSpans ?? []).flatMap((scope) =>
-      (scope.spans ?? []).map((span) => ({ service, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, name: span.name, attributes: attributesOf(span.attributes) })),
+      (scope.spans ?? []).map((span) => ({
+        service,
+        traceId: span.traceId,
+        spanId: span.spanId,
+        parentSpanId: span.parentSpanId || undefined,
+        name: span.name,
+        kind: span.kind ?? 0,
+        statusCode: span.status?.code ?? 0,
+        attributes: attributesOf(span.attributes),
+      })),
     );
   });
 }

@@ -137,6 +137,14 @@ describe('forwarded headers', () => {
       'x-request-id': 'req-1',
     });
   });
+
+  it("carry the gateway's trace context, never the caller's", () => {
+    const caller = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', TraceState: 'caller=1', accept: 'application/json' };
+    const ours = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00' };
+    expect(forwardHeaders(caller, {}, 'r', 0, ours)).toEqual({ accept: 'application/json', traceparent: ours.traceparent, 'x-request-id': 'r' });
+    // without tracing in the gateway the services get none (they start their own traces)
+    expect(forwardHeaders(caller, {}, 'r')).toEqual({ accept: 'application/json', 'x-request-id': 'r' });
+  });
 });
 
 describe('proxy failures', () => {

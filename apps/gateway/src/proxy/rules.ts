@@ -54,18 +54,20 @@ export function bodyLimitOf(method: string, url: string, limits: typeof BODY_LIM
 
 /**
  * The headers an upstream gets: the incoming ones without any `x-pasar-*` (only the gateway may
- * speak for the caller) and without the session cookie, plus the signed identity headers. The
- * body was read whole (`bodyLength` bytes) and goes on with its length, no longer chunked.
+ * speak for the caller), without the session cookie and without the caller's trace context, plus
+ * the signed identity headers and the gateway's own trace context (`trace`: the services follow
+ * the gateway's trace, never a caller's it did not trust). The body was read whole (`bodyLength`
+ * bytes) and goes on with its length, no longer chunked.
  */
-export function forwardHeaders(incoming: IncomingHttpHeaders, signed: Record<string, string>, requestId: string, bodyLength = 0): IncomingHttpHeaders {
+export function forwardHeaders(incoming: IncomingHttpHeaders, signed: Record<string, string>, requestId: string, bodyLength = 0, trace: Record<string, string> = {}): IncomingHttpHeaders {
   // one pass, no intermediate copies: this runs for every proxied request
   const headers: IncomingHttpHeaders = {};
   for (const name in incoming) {
     const lower = name.toLowerCase();
-    if (lower.startsWith('x-pasar-') || lower === 'cookie') continue;
+    if (lower.startsWith('x-pasar-') || lower === 'cookie' || lower === 'traceparent' || lower === 'tracestate') continue;
     headers[lower] = incoming[name];
   }
-  Object.assign(headers, signed);
+  Object.assign(headers, signed, trace);
   headers['x-request-id'] = requestId;
   if (bodyLength > 0 || headers['transfer-encoding'] !== undefined) {
     delete headers['transfer-encoding'];
