@@ -44,10 +44,27 @@ export class Bus {
   private constructor(
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,
-    readonly jsm: Promise<JetStreamManager>,
     readonly options: BusOptions,
   ) {
     this.naming = new Naming(options.namespace);
+  }
+
+  private manager: Promise<JetStreamManager> | undefined;
+
+  /**
+   * The JetStream manager. Making one asks JetStream for the account's info: a failed ask (no
+   * JetStream yet, e.g. a cluster that has not elected its meta leader, or the server gone) is not
+   * kept, so the next use asks again rather than failing for the life of the process.
+   */
+  get jsm(): Promise<JetStreamManager> {
+    if (!this.manager) {
+      const made = jetstreamManager(this.nc);
+      this.manager = made;
+      made.catch(() => {
+        if (this.manager === made) this.manager = undefined;
+      });
+    }
+    return this.manager;
   }
 
   static async connect(options: BusOptions): Promise<Bus> {
@@ -71,7 +88,7 @@ export class Bus {
       ...(options.auth?.nkeySeed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(options.auth.nkeySeed.trim())) } : {}),
       ...(options.auth?.tls ? { tls: options.auth.tls } : {}),
     });
-    const bus = new Bus(nc, jetstream(nc), jetstreamManager(nc), options);
+    const bus = new Bus(nc, jetstream(nc), options);
     bus.watchStatus();
     return bus;
   }

@@ -11,8 +11,7 @@ let bus: Bus | undefined;
 
 beforeAll(async () => {
   cluster = await startNatsCluster();
-  // the cluster answers JetStream once it has elected its meta leader; a bus connected before
-  // keeps its failed JetStream manager, so connect until one answers (as streams.test.ts)
+  // the cluster answers JetStream once it has elected its meta leader
   const namespace = uniqueNamespace();
   bus = await connectWhenJetStreamAnswers({ natsUrl: cluster.urls.join(','), namespace, service: 'silent-node', log: silentLog });
 }, 90000);

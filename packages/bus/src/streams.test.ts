@@ -20,8 +20,7 @@ describe('ensureStreams replicas (R3 JetStream streams, docs/deploy.md)', () => 
   beforeAll(async () => {
     cluster = await startNatsCluster();
     const namespace = uniqueNamespace();
-    // the cluster answers JetStream once it has elected its meta leader; a bus connected before
-    // keeps its failed JetStream manager, so connect until one answers
+    // the cluster answers JetStream once it has elected its meta leader
     bus = await connectWhenJetStreamAnswers({ natsUrl: cluster.urls.join(','), namespace, service: 'streams-test', log: capturingLog(lines) });
   }, 120000);
 

@@ -40,23 +40,23 @@ export async function createTestBus(service: string, namespace = uniqueNamespace
 }
 
 /**
- * A bus on a cluster just started, once `ready` passes on it (default: JetStream answers). A
- * cluster answers JetStream only after it elected its meta leader, and a bus connected before keeps
- * its failed JetStream manager: so connect until a candidate is ready, closing each that is not.
+ * A bus on a cluster just started, once `ready` passes on it (default: JetStream answers): a
+ * cluster answers JetStream only after it elected its meta leader.
  */
-export function connectWhenJetStreamAnswers(
+export async function connectWhenJetStreamAnswers(
   options: BusOptions,
   ready: (bus: Bus) => Promise<unknown> = async (bus) => (await bus.jsm).getAccountInfo(),
   timeoutMs = 60000,
 ): Promise<Bus> {
-  return waitFor(async () => {
-    const candidate = await Bus.connect(options);
-    try {
-      await ready(candidate);
-      return candidate;
-    } catch (error) {
-      await candidate.close();
-      throw error;
-    }
-  }, timeoutMs, 500);
+  const bus = await Bus.connect(options);
+  try {
+    await waitFor(async () => {
+      await ready(bus);
+      return true;
+    }, timeoutMs, 500);
+    return bus;
+  } catch (error) {
+    await bus.close();
+    throw error;
+  }
 }
