@@ -38,20 +38,23 @@ export function requestLineLogger(log: Logger): RequestLine {
   return (req, res, requestId) => {
     const started = performance.now();
     const url = req.url ?? ''; // as received: routers and the proxy rewrite req.url later
-    // in the request's trace context (the line names its trace): 'close' comes from the connection
-    res.once('close', context.bind(context.active(), () => {
-      const finished = res.writableFinished;
-      const level = requestLogLevel(res.statusCode, finished);
-      if (!lines.isLevelEnabled(level)) return;
-      const fields = {
-        reqId: requestId(),
-        req: { method: req.method, url: redactUrl(url), remoteAddress: req.socket.remoteAddress },
-        res: { statusCode: res.statusCode },
-        responseTime: Math.round(performance.now() - started),
-      };
-      lines[level](fields, finished ? 'request completed' : 'request aborted');
-    }));
+    // written in the request's trace context (the line names its trace): 'close' comes from the connection
+    const traced = context.active();
+    res.once('close', () => context.with(traced, writeRequestLine, undefined, lines, req, res, requestId(), started, url));
   };
+}
+
+function writeRequestLine(lines: Logger, req: IncomingMessage, res: ServerResponse, requestId: string, started: number, url: string): void {
+  const finished = res.writableFinished;
+  const level = requestLogLevel(res.statusCode, finished);
+  if (!lines.isLevelEnabled(level)) return;
+  const fields = {
+    reqId: requestId,
+    req: { method: req.method, url: redactUrl(url), remoteAddress: req.socket.remoteAddress },
+    res: { statusCode: res.statusCode },
+    responseTime: Math.round(performance.now() - started),
+  };
+  lines[level](fields, finished ? 'request completed' : 'request aborted');
 }
 
 /**

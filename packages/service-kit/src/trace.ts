@@ -163,31 +163,42 @@ export function nameServerSpan(res: ServerResponse, route: string): void {
   server.span.updateName(`${server.method} ${route}`);
 }
 
+/** An HTTP request this process sends: the headers that carry its trace context, and its span's end. */
+export class HttpClientCall {
+  constructor(
+    /** `traceparent` (and `tracestate`) to send; empty without tracing. */
+    readonly headers: Record<string, string>,
+    private readonly span?: Span,
+  ) {}
+
+  /** Ends the span with the answer's status (undefined: no answer), when there is one. */
+  end(statusCode: number | undefined): void {
+    if (!this.span) return;
+    if (statusCode !== undefined) this.span.setAttribute('http.response.status_code', statusCode);
+    if (statusCode === undefined || statusCode >= 500) this.span.setStatus({ code: SpanStatusCode.ERROR });
+    this.span.end();
+  }
+}
+
 /**
  * A CLIENT span for an HTTP request this process sends, a child of the active span, and the
  * `traceparent` (and `tracestate`) headers that carry it. Inside an unsampled request no span is
  * made: the headers carry the active context, so the callee follows the same decision. Without
- * tracing (or outside any span) the headers are empty and `end` does nothing.
+ * tracing (or outside any span) the headers are empty and `end` does nothing. (A class, not
+ * closures: nothing is made per call beyond the headers.)
  */
-export function startHttpClientSpan(method: string, url: () => string): { headers: Record<string, string>; end(statusCode: number | undefined): void } {
+export function startHttpClientSpan(method: string, url: () => string): HttpClientCall {
   const headers: Record<string, string> = {};
   const active = context.active();
   if (!trace.getSpan(active)?.isRecording()) {
     propagation.inject(active, headers);
-    return { headers, end: () => undefined };
+    return new HttpClientCall(headers);
   }
   const target = url();
   const query = target.indexOf('?');
   const span = tracer().startSpan(method, { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.full': query === -1 ? target : target.slice(0, query) } }, active);
   propagation.inject(trace.setSpan(active, span), headers);
-  return {
-    headers,
-    end: (statusCode) => {
-      if (statusCode !== undefined) span.setAttribute('http.response.status_code', statusCode);
-      if (statusCode === undefined || statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    },
-  };
+  return new HttpClientCall(headers, span);
 }
 
 function traceparentOf(span: Span): string {
