@@ -102,6 +102,13 @@ describe('traces across HTTP and NATS', () => {
         // an express route (the submit is not one: it takes checkout's lean path) has its request handler's span
         await traceWith(missing.body.traceId as string, { checkout: (s) => s.attributes['express.type'] === 'request_handler' && s.attributes['http.route'] === '/api/v1/account/orders/:id' });
 
+        // a live stream's snapshot read (the gateway's fetch) continues the stream's trace into checkout
+        const streamMissing = await shopper.client.get<Problem & { traceId?: string }>(`${API}/account/orders/${randomUUID()}/events`);
+        expect(streamMissing.status).toBe(404);
+        const streamSpans = await traceWith(streamMissing.body.traceId as string, { checkout: (s) => s.kind === 2 && s.attributes['http.route'] === '/api/v1/account/orders/:id' });
+        const snapshotRead = streamSpans.find((s) => s.service === 'checkout' && s.kind === 2) as ReceivedSpan;
+        expect(streamSpans.find((s) => s.spanId === snapshotRead.parentSpanId)).toMatchObject({ service: 'gateway', kind: 3, name: 'GET' });
+
         // the gateway starts its own trace: a caller's traceparent is not followed
         const foreign = '0af7651916cd43dd8448eb211c80319c';
         const withParent = await shopper.client.get(`${API}/account/orders`, { headers: { traceparent: `00-${foreign}-b7ad6b7169203331-01` } });

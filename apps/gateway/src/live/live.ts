@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { callRpc, type Bus } from '@pasar/bus';
 import { vendorStoreOfOwner } from '@pasar/contracts';
-import { API_PREFIX, EMPTY_BODY_SHA256, signIdentityHeaders, type Identity } from '@pasar/service-kit';
+import { API_PREFIX, EMPTY_BODY_SHA256, signIdentityHeaders, startHttpClientSpan, type Identity } from '@pasar/service-kit';
 import type { Logger } from 'pino';
 import type { ResolvedSession } from '../auth/session-cache';
 import type { Upstream } from '../proxy/route-table';
@@ -377,15 +377,19 @@ async function upstreamGet(
 ): Promise<{ body: unknown } | Refused> {
   const fullPath = `${API_PREFIX}${path}`;
   const headers = signIdentityHeaders(deps.identitySecret, { method: 'GET', path: fullPath, bodySha256: EMPTY_BODY_SHA256 }, identity, requestId);
+  const url = `${deps.instanceOf(upstream)}${fullPath}`;
+  const call = startHttpClientSpan('GET', () => url);
   try {
-    const response = await fetch(`${deps.instanceOf(upstream)}${fullPath}`, {
-      headers: { ...headers, accept: 'application/json', 'x-request-id': requestId },
+    const response = await fetch(url, {
+      headers: { ...headers, accept: 'application/json', 'x-request-id': requestId, ...call.headers },
       signal: AbortSignal.timeout(deps.upstreamTimeoutMs),
     });
+    call.end(response.status);
     const body = (await response.json()) as unknown;
     if (response.ok) return { body };
     return { status: response.status, body: body as Record<string, unknown> };
   } catch (err) {
+    call.end(undefined);
     deps.log.warn({ err: (err as Error).message, upstream, path }, 'live stream snapshot failed');
     const timedOut = (err as Error).name === 'TimeoutError';
     return timedOut
