@@ -103,9 +103,10 @@ describe('traces across HTTP and NATS', () => {
         await traceWith(missing.body.traceId as string, { checkout: (s) => s.attributes['express.type'] === 'request_handler' && s.attributes['http.route'] === '/api/v1/account/orders/:id' });
 
         // a live stream's snapshot read (the gateway's fetch) continues the stream's trace into checkout
-        const streamMissing = await shopper.client.get<Problem & { traceId?: string }>(`${API}/account/orders/${randomUUID()}/events`);
+        const missingOrder = randomUUID();
+        const streamMissing = await shopper.client.get<Problem & { traceId?: string }>(`${API}/account/orders/${missingOrder}/events`);
         expect(streamMissing.status).toBe(404);
-        const streamSpans = await traceWith(streamMissing.body.traceId as string, { checkout: (s) => s.kind === 2 && s.attributes['http.route'] === '/api/v1/account/orders/:id' });
+        const streamSpans = await traceWith(streamMissing.body.traceId as string, { checkout: (s) => s.kind === 2 && s.attributes['url.path'] === `/api/v1/account/orders/${missingOrder}` });
         const snapshotRead = streamSpans.find((s) => s.service === 'checkout' && s.kind === 2) as ReceivedSpan;
         expect(streamSpans.find((s) => s.spanId === snapshotRead.parentSpanId)).toMatchObject({ service: 'gateway', kind: 3, name: 'GET' });
 

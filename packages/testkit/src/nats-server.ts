@@ -11,8 +11,8 @@ export interface OwnNatsServer {
   port: number;
   /** Stops the server (SIGTERM) and waits for it to exit; the store stays. */
   stop(): Promise<void>;
-  /** Starts it again on the same port and store. */
-  start(): Promise<void>;
+  /** Starts it again on the same port and store (with JetStream or not: default as before). */
+  start(options?: { jetStream?: boolean }): Promise<void>;
   /** Stops it and removes its store. */
   destroy(): Promise<void>;
 }
@@ -33,18 +33,22 @@ export interface OwnNatsServerOptions {
   binary?: string;
   /** A nats-server config file (`-c`), e.g. the generated users and permissions; port and store stay the flags'. */
   configFile?: string;
+  /** Run with JetStream (default true); false: a server that has none (yet). */
+  jetStream?: boolean;
 }
 
-/** A private `nats-server -js` on a free port (for outage and permission tests); the binary must be on PATH. */
+/** A private `nats-server -js` (or without JetStream) on a free port (for outage and permission tests); the binary must be on PATH. */
 export async function startOwnNatsServer(options: OwnNatsServerOptions = {}): Promise<OwnNatsServer> {
   const binary = options.binary ?? process.env.NATS_SERVER_BIN ?? 'nats-server';
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'pasar-nats-'));
   let child: ChildProcess | undefined;
+  let jetStream = options.jetStream ?? true;
 
-  const start = async () => {
+  const start = async (again: { jetStream?: boolean } = {}) => {
+    jetStream = again.jetStream ?? jetStream;
     const config = options.configFile ? ['-c', options.configFile] : [];
-    child = spawn(binary, [...config, '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], { stdio: 'ignore' });
+    child = spawn(binary, [...config, ...(jetStream ? ['-js', '-sd', storeDir] : []), '-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
     await waitFor(() => portOpen(port), 10000);
   };
   const stop = async () => {
