@@ -8,12 +8,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { seedB2bDemo, signIn } from '@pasar/stack';
-import { freePort, waitFor, type TestBus } from '@pasar/testkit';
+import { freePort, SseClient, waitFor, type SseFrame, type TestBus } from '@pasar/testkit';
 import { connectStackBus } from './support/bus';
 import { asSession, newShopper, openStore, submit, type E2eStore, type Shopper } from './support/commerce';
 import { show, type ApiClient, type Problem } from './support/http';
 import { startSecondGateway, type SecondGateway } from './support/second-gateway';
-import { SseClient, type SseFrame } from './support/sse';
 import { API, startE2eStack, withLogs, type E2eStack } from './support/stack';
 
 /** Both replicas count open streams in this Redis (under the stack's own namespace). */

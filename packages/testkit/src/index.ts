@@ -12,3 +12,5 @@ export * from './webhook-receiver';
 export * from './differential';
 export * from './outbox';
 export * from './otlp-receiver';
+export * from './sse';
+export * from './events';

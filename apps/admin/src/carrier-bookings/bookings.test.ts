@@ -10,11 +10,9 @@ import {
   labelUrlResponse,
   vendorBookingContext,
   vendorShipmentStatusChanged,
-  type EventData,
-  type EventEnvelope,
   type RpcResponse,
 } from '@pasar/contracts';
-import { signedHeaders, silentLog, startFakeCarrier, waitFor, type FakeCarrier } from '@pasar/testkit';
+import { eventEnvelope, publishEvent, shipmentChange, signedHeaders, silentLog, startFakeCarrier, waitFor, type FakeCarrier } from '@pasar/testkit';
 import request from 'supertest';
 import { asAdmin, asCustomer, asVendor, depsOf, outboxEvents, startTestAdmin, type TestAdmin } from '../../test/admin';
 import { startAdmin } from '../app';
@@ -78,23 +76,9 @@ async function bookingOf(shipmentId: string) {
 /** vendor publishes vendor.shipment.status_changed: the shipment is now cancelled. */
 async function shipmentCancelled(shipment: BookingContext['shipment'], reason: string): Promise<void> {
   const changedAt = new Date().toISOString();
-  const data: EventData<typeof vendorShipmentStatusChanged> = {
-    shipmentId: shipment.id,
-    orderId: shipment.orderId,
-    storeId: shipment.storeId,
-    status: 'cancelled',
-    previousStatus: shipment.status,
-    courier: null,
-    trackingId: null,
-    trackingUrl: null,
-    shippedAt: null,
-    deliveredAt: null,
-    cancelledAt: changedAt,
-    reason,
-    changedAt,
-  };
-  const event: EventEnvelope<typeof data> = { id: randomUUID(), type: vendorShipmentStatusChanged.type, source: 'vendor', occurredAt: changedAt, data };
-  await t.peer.bus.js.publish(t.peer.bus.naming.eventSubject(event), JSON.stringify(event), { msgID: event.id });
+  const data = shipmentChange({ shipmentId: shipment.id, orderId: shipment.orderId, storeId: shipment.storeId, status: 'cancelled', previousStatus: shipment.status, cancelledAt: changedAt, reason, changedAt });
+  const event = eventEnvelope(vendorShipmentStatusChanged, data, 'vendor', changedAt);
+  await publishEvent(t.peer.bus, event);
 }
 
 const requestsFor = (shipmentId: string) => carrier.requests.filter((r) => r.idempotencyKey === shipmentId);

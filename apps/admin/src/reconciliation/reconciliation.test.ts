@@ -8,12 +8,10 @@ import {
   settlementImportResult,
   vendorBookingContext,
   vendorShipmentStatusChanged,
-  type EventData,
-  type EventEnvelope,
   type ReconciliationLine,
   type RpcResponse,
 } from '@pasar/contracts';
-import { signedHeaders, waitFor } from '@pasar/testkit';
+import { eventEnvelope, publishEvent, shipmentChange, signedHeaders, waitFor } from '@pasar/testkit';
 import { parse as parseCsv } from 'csv-parse/sync';
 import request from 'supertest';
 import { asAdmin, asCustomer, asVendor, startTestAdmin, type TestAdmin } from '../../test/admin';
@@ -72,7 +70,7 @@ async function booked(item: Partial<BookingContext['items'][number]> = {}): Prom
 /** vendor.shipment.status_changed for the parcel, as vendor publishes it. */
 async function vendorSays(parcel: Parcel, status: 'shipped' | 'cancelled'): Promise<void> {
   const at = new Date().toISOString();
-  const data: EventData<typeof vendorShipmentStatusChanged> = {
+  const data = shipmentChange({
     shipmentId: parcel.shipmentId,
     orderId: contexts.get(parcel.shipmentId)?.shipment.orderId ?? randomUUID(),
     storeId: parcel.storeId,
@@ -80,15 +78,12 @@ async function vendorSays(parcel: Parcel, status: 'shipped' | 'cancelled'): Prom
     previousStatus: 'awaiting_pickup',
     courier: 'carrier_a',
     trackingId: parcel.trackingId,
-    trackingUrl: null,
     shippedAt: status === 'shipped' ? at : null,
-    deliveredAt: null,
     cancelledAt: status === 'cancelled' ? at : null,
-    reason: null,
     changedAt: at,
-  };
-  const event: EventEnvelope<typeof data> = { id: randomUUID(), type: vendorShipmentStatusChanged.type, source: 'vendor', occurredAt: at, data };
-  await t.peer.bus.js.publish(t.peer.bus.naming.eventSubject(event), JSON.stringify(event), { msgID: event.id });
+  });
+  const event = eventEnvelope(vendorShipmentStatusChanged, data, 'vendor', at);
+  await publishEvent(t.peer.bus, event);
   await waitFor(async () => (await t.admin.prisma.shipmentState.findUnique({ where: { shipmentId: parcel.shipmentId } }))?.status === status);
 }
 

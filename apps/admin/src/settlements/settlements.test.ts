@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { settlementImportResult, settlementRecord, vendorShipmentStatusChanged, type EventData, type EventEnvelope } from '@pasar/contracts';
-import { signedHeaders, waitFor } from '@pasar/testkit';
+import { settlementImportResult, settlementRecord, vendorShipmentStatusChanged } from '@pasar/contracts';
+import { eventEnvelope, publishEvent, shipmentChange, signedHeaders, waitFor } from '@pasar/testkit';
 import request from 'supertest';
 import { z } from 'zod';
 import { asAdmin, asCustomer, asVendor, startTestAdmin, type TestAdmin } from '../../test/admin';
@@ -25,23 +25,9 @@ const unique = (prefix: string) => `${prefix}${randomUUID().slice(0, 8).toUpperC
 
 /** vendor shipped a shipment with this tracking id: the event admin's tracking index consumes. */
 async function shipped(trackingId: string, orderId: string = randomUUID(), shipmentId: string = randomUUID()): Promise<string> {
-  const data: EventData<typeof vendorShipmentStatusChanged> = {
-    shipmentId,
-    orderId,
-    storeId: randomUUID(),
-    status: 'shipped',
-    previousStatus: 'processing',
-    courier: 'carrier_a',
-    trackingId,
-    trackingUrl: null,
-    shippedAt: new Date().toISOString(),
-    deliveredAt: null,
-    cancelledAt: null,
-    reason: null,
-    changedAt: new Date().toISOString(),
-  };
-  const event: EventEnvelope<typeof data> = { id: randomUUID(), type: vendorShipmentStatusChanged.type, source: 'vendor', occurredAt: data.changedAt, data };
-  await t.peer.bus.js.publish(t.peer.bus.naming.eventSubject(event), JSON.stringify(event), { msgID: event.id });
+  const data = shipmentChange({ shipmentId, orderId, status: 'shipped', previousStatus: 'processing', courier: 'carrier_a', trackingId, shippedAt: new Date().toISOString() });
+  const event = eventEnvelope(vendorShipmentStatusChanged, data, 'vendor', data.changedAt);
+  await publishEvent(t.peer.bus, event);
   await waitFor(() => t.admin.prisma.trackingIndex.findUnique({ where: { trackingId } }));
   return orderId;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { vendorShipmentStatusChanged, type EventData, type EventEnvelope } from '@pasar/contracts';
-import { waitFor } from '@pasar/testkit';
+import { vendorShipmentStatusChanged } from '@pasar/contracts';
+import { eventEnvelope, publishEvent, shipmentChange, waitFor } from '@pasar/testkit';
 import { startTestAdmin, type TestAdmin } from '../../test/admin';
 
 let t: TestAdmin;
@@ -12,23 +12,15 @@ afterAll(async () => {
 });
 
 async function statusChanged(trackingId: string | null): Promise<string> {
-  const data: EventData<typeof vendorShipmentStatusChanged> = {
-    shipmentId: randomUUID(),
-    orderId: randomUUID(),
-    storeId: randomUUID(),
+  const data = shipmentChange({
     status: trackingId ? 'shipped' : 'paid',
     previousStatus: trackingId ? 'processing' : 'pending_payment',
     courier: trackingId ? 'carrier_a' : null,
     trackingId,
-    trackingUrl: null,
     shippedAt: trackingId ? new Date().toISOString() : null,
-    deliveredAt: null,
-    cancelledAt: null,
-    reason: null,
-    changedAt: new Date().toISOString(),
-  };
-  const event: EventEnvelope<typeof data> = { id: randomUUID(), type: vendorShipmentStatusChanged.type, source: 'vendor', occurredAt: data.changedAt, data };
-  await t.peer.bus.js.publish(t.peer.bus.naming.eventSubject(event), JSON.stringify(event), { msgID: event.id });
+  });
+  const event = eventEnvelope(vendorShipmentStatusChanged, data, 'vendor', data.changedAt);
+  await publishEvent(t.peer.bus, event);
   return event.id;
 }
 

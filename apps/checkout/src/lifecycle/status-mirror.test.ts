@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { vendorShipmentStatusChanged, type EventEnvelope, type SubOrderStatus } from '@pasar/contracts';
-import { silentLog, waitFor } from '@pasar/testkit';
+import { eventEnvelope, shipmentChange, silentLog, waitFor } from '@pasar/testkit';
 import { useTestCheckout } from '../../test/checkout';
 import { markOrderPaid } from './order-paid';
 import type { ShipmentStatusChanged } from './status-mirror';
@@ -23,28 +23,8 @@ async function paidOrder(): Promise<SeededOrder> {
 function shipmentEvent(order: SeededOrder, subOrderIndex: number, status: SubOrderStatus, extra: Partial<ShipmentStatusChanged> = {}): EventEnvelope<ShipmentStatusChanged> {
   const sub = order.subOrders[subOrderIndex];
   const now = new Date().toISOString();
-  return {
-    id: randomUUID(),
-    type: vendorShipmentStatusChanged.type,
-    source: 'vendor',
-    occurredAt: now,
-    data: {
-      shipmentId: sub.id,
-      orderId: order.orderId,
-      storeId: sub.storeId,
-      status,
-      previousStatus: 'paid',
-      courier: null,
-      trackingId: null,
-      trackingUrl: null,
-      shippedAt: null,
-      deliveredAt: null,
-      cancelledAt: status === 'cancelled' ? now : null,
-      reason: null,
-      changedAt: now,
-      ...extra,
-    },
-  };
+  const data = shipmentChange({ shipmentId: sub.id, orderId: order.orderId, storeId: sub.storeId, status, cancelledAt: status === 'cancelled' ? now : null, changedAt: now, ...extra });
+  return eventEnvelope(vendorShipmentStatusChanged, data, 'vendor', now);
 }
 
 /**

@@ -10,10 +10,8 @@ import {
   deadLetterMessage,
   deadLetterSummary,
   vendorShipmentStatusChanged,
-  type EventData,
-  type EventEnvelope,
 } from '@pasar/contracts';
-import { waitFor } from '@pasar/testkit';
+import { eventEnvelope, publishEvent, shipmentChange, waitFor } from '@pasar/testkit';
 import request from 'supertest';
 import { z } from 'zod';
 import type { GatewayHandle } from '../app';
@@ -56,25 +54,9 @@ const parkedCount = async () => Number((await gateway.prisma.$queryRawUnsafe<{ n
 
 /** vendor publishes a shipment change; the test consumer parks it while broken. Answers the shipment id. */
 async function publishChange(): Promise<{ shipmentId: string; eventId: string }> {
-  const changedAt = new Date().toISOString();
-  const data: EventData<typeof vendorShipmentStatusChanged> = {
-    shipmentId: randomUUID(),
-    orderId: randomUUID(),
-    storeId: randomUUID(),
-    status: 'processing',
-    previousStatus: 'paid',
-    courier: null,
-    trackingId: null,
-    trackingUrl: null,
-    shippedAt: null,
-    deliveredAt: null,
-    cancelledAt: null,
-    reason: null,
-    changedAt,
-  };
-  const event: EventEnvelope<typeof data> = { id: randomUUID(), type: TYPE, source: 'vendor', occurredAt: changedAt, data };
-  await world.peer.bus.js.publish(world.peer.bus.naming.eventSubject(event), JSON.stringify(event), { msgID: event.id });
-  return { shipmentId: data.shipmentId, eventId: event.id };
+  const event = eventEnvelope(vendorShipmentStatusChanged, shipmentChange(), 'vendor');
+  await publishEvent(world.peer.bus, event);
+  return { shipmentId: event.data.shipmentId, eventId: event.id };
 }
 
 async function parkedMessageOf(eventId: string) {

@@ -7,28 +7,14 @@
  * the list again, as every B2B event was before.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { checkoutOrderPaid, checkoutOrderStatusChanged, vendorShipmentStatusChanged, type EventContract, type EventData } from '@pasar/contracts';
 import { createService, type RunningServer } from '@pasar/service-kit';
-import { TEST_IDENTITY_SECRET, silentLog, waitFor } from '@pasar/testkit';
-import { createTestWorld, openGet, signUp, uniqueEmail, type TestWorld } from '../../test/harness';
+import { SseClient, TEST_IDENTITY_SECRET, eventEnvelope, publishEvent, shipmentChange, silentLog, waitFor } from '@pasar/testkit';
+import { createTestWorld, signUp, uniqueEmail, type TestWorld } from '../../test/harness';
 import type { GatewayHandle } from '../app';
 
-interface Frame {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-/** The events of a stream's body so far. */
-const framesOf = (body: string): Frame[] =>
-  body
-    .split('\n\n')
-    .map((block) => {
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      return event && data ? { event, data: JSON.parse(data) as Record<string, unknown> } : undefined;
-    })
-    .filter((frame): frame is Frame => frame !== undefined);
+/** The order a frame is about. */
+const orderOf = (frame: { data: unknown }) => (frame.data as { orderId?: string }).orderId;
 
 /** b2b as far as a company stream needs it: a member's company order list (403 for anyone else), its reads counted per company. */
 function startB2b(members: Map<string, string>, orders: Map<string, string[]>, reads: Map<string, number>): Promise<RunningServer> {
@@ -59,14 +45,12 @@ describe('a B2B company stream', () => {
     [companyB, []],
   ]);
   const reads = new Map<string, number>();
-  const opened: IncomingMessage[] = [];
-  let streamA: { body: () => string };
-  let streamB: { body: () => string };
+  let streamA: SseClient;
+  let streamB: SseClient;
 
   /** Publishes `data` as `source` would (the envelope its outbox writes). */
   async function publish<E extends EventContract>(event: E, source: string, data: EventData<E>): Promise<void> {
-    const envelope = { id: randomUUID(), type: event.type, source, occurredAt: new Date().toISOString(), version: 1, data };
-    await world.peer.bus.js.publish(world.peer.bus.naming.eventSubject(envelope), JSON.stringify(envelope), { msgID: envelope.id });
+    await publishEvent(world.peer.bus, eventEnvelope(event, data, source));
   }
 
   const paid = (orderId: string, company: { companyId?: string | null }): EventData<typeof checkoutOrderPaid> => ({
@@ -81,10 +65,9 @@ describe('a B2B company stream', () => {
   });
 
   /** Waits for `stream` to have sent `event` of `orderId`. */
-  const sent = (stream: { body: () => string }, event: string, orderId: string) =>
-    waitFor(() => framesOf(stream.body()).some((f) => f.event === event && f.data.orderId === orderId), 10_000);
+  const sent = (stream: SseClient, event: string, orderId: string) => stream.waitForFrames((f) => f.event === event && orderOf(f) === orderId, 1, 10_000);
 
-  const ordersSentOn = (stream: { body: () => string }) => new Set(framesOf(stream.body()).map((f) => f.data.orderId).filter(Boolean));
+  const ordersSentOn = (stream: SseClient) => new Set(stream.frames.map(orderOf).filter(Boolean));
 
   beforeAll(async () => {
     world = await createTestWorld();
@@ -97,10 +80,9 @@ describe('a B2B company stream', () => {
       [memberA, companyA],
       [memberB, companyB],
     ] as const) {
-      const stream = await openGet(`${gateway.url}/api/v1/b2b/${companyId}/orders/events`, { cookie: member.cookie });
-      opened.push(stream.res);
-      expect(stream.res.statusCode).toBe(200);
-      await waitFor(() => stream.body().includes('event: snapshot'), 10_000);
+      const stream = await SseClient.open(`${gateway.url}/api/v1/b2b/${companyId}/orders/events`, { cookie: member.cookie });
+      expect(stream.status).toBe(200);
+      await stream.waitForFrames((f) => f.event === 'snapshot', 1, 10_000);
       if (companyId === companyA) streamA = stream;
       else streamB = stream;
     }
@@ -108,7 +90,8 @@ describe('a B2B company stream', () => {
   });
 
   afterAll(async () => {
-    for (const res of opened) res.destroy();
+    streamA?.close();
+    streamB?.close();
     await world.close();
     await b2b.close();
   });
@@ -121,23 +104,9 @@ describe('a B2B company stream', () => {
     await publish(checkoutOrderStatusChanged, 'checkout', { orderId, isB2b: true, companyId: companyA, status: 'paid', previousStatus: 'pending_payment', changedAt: new Date().toISOString() });
     await sent(streamA, 'order.status', orderId);
     // vendor's shipment events name no company: the stream follows them on the order it adopted
-    await publish(vendorShipmentStatusChanged, 'vendor', {
-      shipmentId: randomUUID(),
-      orderId,
-      storeId: randomUUID(),
-      status: 'processing',
-      previousStatus: 'paid',
-      courier: null,
-      trackingId: null,
-      trackingUrl: null,
-      shippedAt: null,
-      deliveredAt: null,
-      cancelledAt: null,
-      reason: null,
-      changedAt: new Date().toISOString(),
-    });
+    await publish(vendorShipmentStatusChanged, 'vendor', shipmentChange({ orderId }));
     await sent(streamA, 'shipment.status', orderId);
-    expect(framesOf(streamA.body()).map((f) => f.event)).toEqual(['snapshot', 'payment', 'order.status', 'shipment.status']);
+    expect(streamA.frames.map((f) => f.event)).toEqual(['snapshot', 'payment', 'order.status', 'shipment.status']);
 
     // company B's stream heard company A's events before this one of its own: it sent none of them
     const ownOrder = randomUUID();

@@ -1,5 +1,5 @@
 /** A minimal server-sent-events client over fetch, for tests: frames as they arrive, and what closed the stream. */
-import { waitFor } from '@pasar/testkit';
+import { waitFor } from './wait';
 
 export interface SseFrame {
   event: string;
