@@ -149,30 +149,29 @@ export function createService(options: ServiceOptions): Service {
     registers: [metrics],
   });
 
+  /** Times a request; when its response finished, observes it under its route (read then) and names its server span so. */
+  const observe = (req: IncomingMessage, res: ServerResponse, route: () => string) => {
+    const end = duration.startTimer();
+    res.once('finish', () => {
+      const label = route();
+      end({ method: req.method, route: label, status: String(res.statusCode) });
+      nameServerSpan(res, label);
+    });
+  };
+
   app.use((req: Request, res: Response, next: NextFunction) => {
     req.requestId = requestIdFrom(req.headers);
     res.locals.requestId = req.requestId;
     res.setHeader('x-request-id', req.requestId);
-    const end = duration.startTimer();
-    res.on('finish', () => {
-      // a handler without an express route (e.g. a proxy) may name its route in res.locals.routeLabel
-      const label = res.locals.routeLabel as string | undefined;
-      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : (label ?? 'unmatched');
-      end({ method: req.method, route, status: String(res.statusCode) });
-      nameServerSpan(res, route);
-    });
+    // a handler without an express route (e.g. a proxy) may name its route in res.locals.routeLabel
+    observe(req, res, () => (req.route ? `${req.baseUrl}${String(req.route.path)}` : ((res.locals.routeLabel as string | undefined) ?? 'unmatched')));
     next();
   });
   app.use(requestLogger(options.log, (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics'));
   const requestLine = requestLineLogger(options.log);
   const kit: RawRequestKit = {
     track(req, res, ends) {
-      const end = duration.startTimer();
-      res.once('finish', () => {
-        const route = ends.route();
-        end({ method: req.method, route, status: String(res.statusCode) });
-        nameServerSpan(res, route);
-      });
+      observe(req, res, ends.route);
       requestLine(req, res, ends.requestId);
     },
   };
