@@ -187,16 +187,15 @@ export class HttpClientCall {
  * tracing (or outside any span) the headers are empty and `end` does nothing. (A class, not
  * closures: nothing is made per call beyond the headers.)
  */
-export function startHttpClientSpan(method: string, url: () => string): HttpClientCall {
+export function startHttpClientSpan(method: string, url: string): HttpClientCall {
   const headers: Record<string, string> = {};
   const active = context.active();
   if (!trace.getSpan(active)?.isRecording()) {
     propagation.inject(active, headers);
     return new HttpClientCall(headers);
   }
-  const target = url();
-  const query = target.indexOf('?');
-  const span = tracer().startSpan(method, { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.full': query === -1 ? target : target.slice(0, query) } }, active);
+  const query = url.indexOf('?');
+  const span = tracer().startSpan(method, { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.full': query === -1 ? url : url.slice(0, query) } }, active);
   propagation.inject(trace.setSpan(active, span), headers);
   return new HttpClientCall(headers, span);
 }

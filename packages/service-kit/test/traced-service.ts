@@ -46,7 +46,7 @@ async function main(): Promise<void> {
       router.post('/things/:id', (req, res) => {
         // after the body parser: the request's trace again
         req.log.info({ thing: req.params.id }, 'handling a thing');
-        const call = startHttpClientSpan('GET', () => 'http://upstream.test/things?token=secret');
+        const call = startHttpClientSpan('GET', 'http://upstream.test/things?token=secret');
         call.end(200);
         res.json({ id: req.params.id, body: req.body as unknown, sent: call.headers });
       });

@@ -378,7 +378,7 @@ async function upstreamGet(
   const fullPath = `${API_PREFIX}${path}`;
   const headers = signIdentityHeaders(deps.identitySecret, { method: 'GET', path: fullPath, bodySha256: EMPTY_BODY_SHA256 }, identity, requestId);
   const url = `${deps.instanceOf(upstream)}${fullPath}`;
-  const call = startHttpClientSpan('GET', () => url);
+  const call = startHttpClientSpan('GET', url);
   try {
     const response = await fetch(url, {
       headers: { ...headers, accept: 'application/json', 'x-request-id': requestId, ...call.headers },

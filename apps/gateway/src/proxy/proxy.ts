@@ -210,8 +210,9 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
       (body) => {
         // the signature covers the method, the path exactly as forwarded (the upstream's req.originalUrl) and the body
         const signed = signIdentityHeaders(config.IDENTITY_SECRET, { method, path, bodySha256: bodySha256(body) }, identity, requestId);
-        // a CLIENT span (when the request is sampled) from here to the answer, whatever instance, or two, it goes to
-        const call = startHttpClientSpan(method, () => `${pools[upstream].urls[0]}${path}`);
+        // a CLIENT span (when the request is sampled) from here to the answer, whatever instance, or
+        // two, it goes to: its URL names the service's first
+        const call = startHttpClientSpan(method, `${pools[upstream].urls[0]}${path}`);
         req.headers = forwardHeaders(req.headers, signed, requestId, body.length, call.headers);
         const sent: InFlight = { upstream, url: '', requestId, retried: false, body, clientGone: false, reachedInstance: true, repeatable };
         inFlight.set(req, sent);
