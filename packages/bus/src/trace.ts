@@ -5,13 +5,63 @@
  * of the request that wrote its outbox row, and an rpc that of its caller; the consumer's or
  * responder's span continues it.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Link, type TextMapGetter } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  createContextKey,
+  propagation,
+  trace,
+  type Context,
+  type Link,
+  type Span,
+  type SpanContext,
+  type TextMapGetter,
+  type TextMapPropagator,
+} from '@opentelemetry/api';
 import type { MsgHdrs } from '@nats-io/transport-node';
 
 /** The headers of W3C trace context (what an outbox row stores and a NATS message carries). */
 export const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
 
 const tracer = () => trace.getTracer('@pasar/bus');
+
+/**
+ * A trace the head sampler did not sample (nine in ten at 10 %; every service follows the
+ * gateway's decision) records nothing, yet its context must still reach the log lines, the
+ * answer's `traceresponse` and every request and message sent while it is handled, so that the
+ * next service follows the same decision. Its context holds that trace context under this key of
+ * ours instead of as a span: the instrumentations (pg's span per query, express's per route) do
+ * nothing where the context holds no span, so an unsampled request or message costs them nothing,
+ * where a non-recording span would make them build a name, attributes and callbacks per query.
+ * `contextWith` makes such a context, `traceContextOf` reads either kind, and the propagator
+ * service-kit registers (`propagatingUnsampled`) injects either kind.
+ */
+const UNSAMPLED = createContextKey('pasar unsampled trace');
+
+/** The context to handle `span`'s work in: the span's own when it records, else its trace context alone (see UNSAMPLED). */
+export function contextWith(span: Span, parent: Context): Context {
+  return span.isRecording() ? trace.setSpan(parent, span) : trace.deleteSpan(parent).setValue(UNSAMPLED, span.spanContext());
+}
+
+/** The trace context of `ctx` (by default the active one): its span's or its unsampled trace's; undefined when nothing is traced. */
+export function traceContextOf(ctx: Context = context.active()): SpanContext | undefined {
+  const spanContext = trace.getSpanContext(ctx) ?? (ctx.getValue(UNSAMPLED) as SpanContext | undefined);
+  return spanContext && trace.isSpanContextValid(spanContext) ? spanContext : undefined;
+}
+
+/** `propagator` (W3C trace context), which also injects the trace context of an unsampled trace's context (see UNSAMPLED). */
+export function propagatingUnsampled(propagator: TextMapPropagator): TextMapPropagator {
+  return {
+    inject(ctx, carrier, setter) {
+      const unsampled = trace.getSpan(ctx) ? undefined : (ctx.getValue(UNSAMPLED) as SpanContext | undefined);
+      propagator.inject(unsampled ? trace.setSpanContext(ctx, unsampled) : ctx, carrier, setter);
+    },
+    extract: (ctx, carrier, getter) => propagator.extract(ctx, carrier, getter),
+    fields: () => propagator.fields(),
+  };
+}
 
 /** The active trace context as headers (empty when tracing is off or nothing is being traced). */
 export function currentTraceHeaders(): Record<string, string> {
@@ -39,7 +89,8 @@ const natsGetter: TextMapGetter<MsgHdrs | undefined> = {
  */
 export function inMessageSpan<T>(name: string, headers: MsgHdrs | undefined, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T> {
   const parent = propagation.extract(ROOT_CONTEXT, headers, natsGetter);
-  return tracer().startActiveSpan(name, { kind: SpanKind.CONSUMER, attributes }, parent, (span) => ended(span, work));
+  const span = tracer().startSpan(name, { kind: SpanKind.CONSUMER, attributes }, parent);
+  return context.with(contextWith(span, parent), ended<T>, undefined, span, work);
 }
 
 /**
@@ -53,10 +104,11 @@ export function inBatchSpan<T>(name: string, messages: { headers: MsgHdrs | unde
     if (spanContext) links.push({ context: spanContext, attributes: { 'messaging.message.id': message.id } });
   }
   const attributes = { 'messaging.batch.message_count': messages.length };
-  return tracer().startActiveSpan(name, { kind: SpanKind.CONSUMER, attributes, links }, ROOT_CONTEXT, (span) => ended(span, work));
+  const span = tracer().startSpan(name, { kind: SpanKind.CONSUMER, attributes, links }, ROOT_CONTEXT);
+  return context.with(contextWith(span, ROOT_CONTEXT), ended<T>, undefined, span, work);
 }
 
-async function ended<T>(span: ReturnType<ReturnType<typeof tracer>['startSpan']>, work: () => Promise<T>): Promise<T> {
+async function ended<T>(span: Span, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {

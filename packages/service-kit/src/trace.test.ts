@@ -68,19 +68,28 @@ describe('HTTP server and client spans', () => {
   interface Answer {
     status: number;
     traceresponse: string | null;
-    body: { id?: string; body?: unknown; sent?: Record<string, string> };
+    body: { id?: string; body?: unknown; sent?: Record<string, string>; spanInContext?: boolean };
   }
   interface Run {
     answers: Answer[];
     lines: { msg: string; trace_id?: string; span_id?: string; req?: { url: string } }[];
+    /** What each message's work saw (test/traced-service.ts's `consume`). */
+    messages: { spanInContext: boolean; sent: Record<string, string> }[];
     spans: ReceivedSpan[];
   }
 
-  /** test/traced-service.ts with `extra` variables, sent `requests`: its answers, log lines and the spans it exported. */
-  async function serve(requests: { path: string; traceparent?: string; slowBody?: boolean }[], extra: Record<string, string>): Promise<Run> {
+  /** test/traced-service.ts with `extra` variables, sent `requests` (and `messages`, as traceparents): its answers, log lines and the spans it exported. */
+  async function serve(requests: { path: string; traceparent?: string; slowBody?: boolean }[], extra: Record<string, string>, messages: string[] = []): Promise<Run> {
     const receiver = await startOtlpReceiver();
     try {
-      const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', REQUESTS: JSON.stringify(requests), ...extra };
+      const env = {
+        ...process.env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        REQUESTS: JSON.stringify(requests),
+        MESSAGES: JSON.stringify(messages),
+        ...extra,
+      };
       const { stdout } = await run(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'test', 'traced-service.ts')], { env, cwd: __dirname });
       return { ...(JSON.parse(stdout) as Omit<Run, 'spans'>), spans: receiver.spans };
     } finally {
@@ -100,7 +109,7 @@ describe('HTTP server and client spans', () => {
       { OTEL_TRACES_SAMPLER: 'always_on' },
     );
     const [plain, continued, malformed, probe] = answers;
-    expect(plain).toMatchObject({ status: 200, body: { id: '42', body: { note: 'hello' } } });
+    expect(plain).toMatchObject({ status: 200, body: { id: '42', body: { note: 'hello' }, spanInContext: true } });
 
     // the server span is the one traceresponse names, with the route, the status and no query string
     const answered = parts(plain.traceresponse);
@@ -140,17 +149,29 @@ describe('HTTP server and client spans', () => {
     expect(spans.filter((s) => s.attributes['url.path'] === '/healthz')).toEqual([]);
   }, 60_000);
 
-  it("an unsampled request records nothing, yet names its trace and passes the decision on; the gateway's setting ignores inbound context", async () => {
+  it("an unsampled request or message records nothing, yet names its trace and passes the decision on; the gateway's setting ignores inbound context", async () => {
     const unsampledParent = `00-${UNSAMPLED_TRACE}-b7ad6b7169203331-00`;
-    const behind = await serve([{ path: THING, traceparent: unsampledParent }], {});
+    const sampledParent = `00-${FOREIGN_TRACE}-b7ad6b7169203331-01`;
+    const behind = await serve([{ path: THING, traceparent: unsampledParent }], {}, [unsampledParent, sampledParent]);
     const [answer] = behind.answers;
     expect(answer.status).toBe(200);
     expect(parts(answer.traceresponse)).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
+    // no span in the handler's context, so pg's and express's instrumentations pass its queries and routes by
+    expect(answer.body.spanInContext).toBe(false);
     // no span made for the call: its headers carry the request's unsampled context
     expect(parts(answer.body.sent?.traceparent)).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
-    expect(behind.spans).toEqual([]);
     // the log lines still name the trace
     expect(behind.lines.find((l) => l.msg === 'handling a thing')?.trace_id).toBe(UNSAMPLED_TRACE);
+
+    // a consumer's message: unsampled, its work has no span either, yet what it sends (an outbox
+    // row's headers) carries the trace and the decision; sampled, its span is exported and is what it sends
+    const [unsampledMessage, sampledMessage] = behind.messages;
+    expect(unsampledMessage.spanInContext).toBe(false);
+    expect(parts(unsampledMessage.sent.traceparent)).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
+    expect(sampledMessage.spanInContext).toBe(true);
+    const consumer = parts(sampledMessage.sent.traceparent);
+    expect(consumer).toMatchObject({ traceId: FOREIGN_TRACE, sampled: true });
+    expect(behind.spans).toEqual([expect.objectContaining({ name: 'thing.made process', spanId: consumer.spanId, parentSpanId: 'b7ad6b7169203331', kind: 5 })]);
 
     // as the gateway (TRACE_TRUST_INBOUND unset): a new trace, sampled by its own decision
     const door = await serve([{ path: THING, traceparent: unsampledParent }], { TRUST_INBOUND: 'false' });

@@ -13,14 +13,17 @@
  * 10 % sampling it doubled the CPU per order of the submit load (npm run bench -- --only tracing).
  * Here an unsampled request costs a sampler decision and one context switch: attributes and the
  * listener that ends the span only for the sampled. The request's context is entered once around
- * the handler. Nothing binds the request's streams: what continues from their events must carry
+ * the handler; an unsampled request's holds its trace context but no span (the bus's
+ * `contextWith`), so pg's and express's instrumentations skip its queries and routes. Nothing binds the request's streams: what continues from their events must carry
  * the context itself, as promises do and the body parsers (raw-body binds its callback) do.
  *
  * This module imports nothing heavy at the top: a service's main.ts calls startTracing before it
  * loads the modules the instrumentations patch (express, pg).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Span, type SpanContext } from '@opentelemetry/api';
+// the module, not @pasar/bus's index: that loads pg, which must load after the instrumentations
+import { contextWith, propagatingUnsampled, traceContextOf } from '@pasar/bus/src/trace';
 
 export interface TracingHandle {
   /** Flushes the spans still buffered and stops the SDK. */
@@ -66,16 +69,18 @@ export async function startTracing(service: string, options: TracingOptions = {}
     ...(env.OTEL_METRICS_EXPORTER?.trim() ? {} : { metricReaders: [] }),
     ...(env.OTEL_LOGS_EXPORTER?.trim() ? {} : { logRecordProcessors: [] }),
     serviceName: env.OTEL_SERVICE_NAME?.trim() || service,
-    textMapPropagator: new W3CTraceContextPropagator(),
+    textMapPropagator: propagatingUnsampled(new W3CTraceContextPropagator()),
     // HTTP: tracedRequests and startHttpClientSpan below
     instrumentations: [
-      // a span per route (router and request handler layers), none per middleware layer (body
-      // parsing, helmet, cors, the identity check, ...): those ran on every request for little news
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
+      // a span per route (its request handler layer), none per middleware or router layer (body
+      // parsing, helmet, cors, the identity check, the /api/v1 router, ...): those ran on every
+      // request for little news, and each span of a sampled trace is recorded, encoded and posted
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
       // statements only (with their $n placeholders): never the values bound to them. Only inside a
       // request's or a message's span: the background queries (outbox relay polls, inbox and worker
-      // sweeps) would otherwise each start a trace of their own, sampled and exported like a request's
-      new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
+      // sweeps) would otherwise each start a trace of their own, sampled and exported like a
+      // request's. No span for taking a connection from the pool (one per statement of Prisma's)
+      new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true, ignoreConnectSpans: true }),
     ],
   });
   sdk.start();
@@ -88,22 +93,21 @@ export async function startTracing(service: string, options: TracingOptions = {}
   };
 }
 
-/** `00-<trace id>-<span id>-<flags>` of the active span, or undefined when nothing is traced. */
+/** `00-<trace id>-<span id>-<flags>` of the active trace (sampled or not), or undefined when nothing is traced. */
 export function activeTraceparent(): string | undefined {
-  const span = trace.getSpan(context.active());
-  return span && trace.isSpanContextValid(span.spanContext()) ? traceparentOf(span) : undefined;
+  const active = traceContextOf();
+  return active && traceparentOf(active);
 }
 
 /** The active trace id (problem+json bodies name it), or undefined. */
 export function activeTraceId(): string | undefined {
-  const span = trace.getSpan(context.active())?.spanContext();
-  return span && trace.isSpanContextValid(span) ? span.traceId : undefined;
+  return traceContextOf()?.traceId;
 }
 
 /** trace_id and span_id for a log line written while a request or message is handled (pino mixin). */
 export function traceLogFields(): { trace_id?: string; span_id?: string } {
-  const span = trace.getSpan(context.active())?.spanContext();
-  return span && trace.isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
+  const active = traceContextOf();
+  return active ? { trace_id: active.traceId, span_id: active.spanId } : {};
 }
 
 /** Probes and scrapes: no span. */
@@ -117,7 +121,8 @@ type WithSpan = ServerResponse & { [SERVER_SPAN]?: { span: Span; method: string 
  * The node server's request listener with a SERVER span per request when tracing is on (the
  * listener itself when off). The span continues an inbound `traceparent` (a malformed one is
  * ignored) unless the process does not trust inbound context (the gateway); the handler runs in
- * its context; the response names it in `traceresponse`. Only a sampled span gets attributes
+ * its context (an unsampled one's without a span: `contextWith`); the response names it in
+ * `traceresponse`. Only a sampled span gets attributes
  * (method, path without its query, protocol, peer; status, route) and a listener to end it.
  */
 export function tracedRequests(handler: RequestListener): RequestListener {
@@ -128,10 +133,9 @@ export function tracedRequests(handler: RequestListener): RequestListener {
     const parent = settings.trustInbound ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
     const method = req.method ?? 'GET';
     const span = tracer().startSpan(method, { kind: SpanKind.SERVER }, parent);
-    const ctx = trace.setSpan(parent, span);
-    res.setHeader('traceresponse', traceparentOf(span));
+    res.setHeader('traceresponse', traceparentOf(span.spanContext()));
     if (span.isRecording()) recordServerSpan(span, method, req, res);
-    context.with(ctx, handler, undefined, req, res);
+    context.with(contextWith(span, parent), handler, undefined, req, res);
   };
 }
 
@@ -200,8 +204,7 @@ export function startHttpClientSpan(method: string, url: string): HttpClientCall
   return new HttpClientCall(headers, span);
 }
 
-function traceparentOf(span: Span): string {
-  const { traceId, spanId, traceFlags } = span.spanContext();
+function traceparentOf({ traceId, spanId, traceFlags }: SpanContext): string {
   return `00-${traceId}-${spanId}-0${traceFlags.toString(16)}`;
 }
 

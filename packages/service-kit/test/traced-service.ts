@@ -4,15 +4,29 @@
  * service's main.ts does (TRUST_INBOUND=false: as the gateway), then createService's app with one
  * express route that reads a JSON body, logs, and makes a client span; sends it the requests the
  * test gives (REQUESTS: JSON list of { path, traceparent?, slowBody? }: a slow body comes in two
- * chunks 50 ms apart, so the body parser finishes from a later read of the connection), stops (the spans are flushed) and
- * prints the answers and the log lines as JSON.
+ * chunks 50 ms apart, so the body parser finishes from a later read of the connection), handles a
+ * message as a consumer does for each `traceparent` of MESSAGES (a JSON list), stops (the spans are
+ * flushed) and prints the answers, the log lines and what each message's work saw as JSON.
  */
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { context, trace } from '@opentelemetry/api';
+import { currentTraceHeaders, inMessageSpan } from '@pasar/bus/src/trace';
 import { startTracing } from '@pasar/service-kit/src/trace';
 
 interface Sent {
   path: string;
   traceparent?: string;
   slowBody?: boolean;
+}
+
+/** A message handled as a consumer does (inMessageSpan), its `traceparent` the one given: what its work saw and sent. */
+async function consume(traceparent: string) {
+  const headers = natsHeaders();
+  headers.set('traceparent', traceparent);
+  return inMessageSpan('thing.made process', headers, { 'messaging.message.id': 'm-1' }, async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    return { spanInContext: trace.getSpan(context.active()) !== undefined, sent: currentTraceHeaders() };
+  });
 }
 
 /** The JSON body `{"note":"hello"}`, its second half 50 ms after the first. */
@@ -48,7 +62,8 @@ async function main(): Promise<void> {
         req.log.info({ thing: req.params.id }, 'handling a thing');
         const call = startHttpClientSpan('GET', 'http://upstream.test/things?token=secret');
         call.end(200);
-        res.json({ id: req.params.id, body: req.body as unknown, sent: call.headers });
+        // what pg's and express's instrumentations look for: without a span they record nothing
+        res.json({ id: req.params.id, body: req.body as unknown, sent: call.headers, spanInContext: trace.getSpan(context.active()) !== undefined });
       });
     },
   });
@@ -63,8 +78,10 @@ async function main(): Promise<void> {
     answers.push({ status: response.status, traceresponse: response.headers.get('traceresponse'), body: (await response.json()) as unknown });
   }
   await server.close();
+  const messages = [];
+  for (const traceparent of JSON.parse(process.env.MESSAGES ?? '[]') as string[]) messages.push(await consume(traceparent));
   await tracing?.shutdown();
-  process.stdout.write(JSON.stringify({ answers, lines }));
+  process.stdout.write(JSON.stringify({ answers, lines, messages }));
 }
 
 main().catch((err: unknown) => {
