@@ -196,6 +196,48 @@ export async function timedRound(
   return { answers, elapsedS: (performance.now() - started) / 1000 };
 }
 
+/**
+ * Submits at a steady rate instead of back to back: one every 1/`perSecond` s for `seconds`, the
+ * buyers in turn, whatever the answers' pace (an open load: the same orders per second whatever
+ * each costs). An arrival that finds `maxInFlight` submits unanswered is not sent but counted as
+ * `shed`: the rate was more than the stack could serve. `elapsedS` runs until the last answer.
+ */
+export async function pacedRound(
+  buyers: readonly Buyer[],
+  store: OpenedStore,
+  productFor: (buyerIndex: number) => string,
+  perSecond: number,
+  seconds: number,
+  maxInFlight = buyers.length * 4,
+): Promise<{ answers: (TimedSubmit & { productId: string })[]; elapsedS: number; shed: number }> {
+  const answers: (TimedSubmit & { productId: string })[] = [];
+  const waiting = new Set<Promise<void>>();
+  const arrivals = Math.round(perSecond * seconds);
+  let arrived = 0;
+  let shed = 0;
+  const started = performance.now();
+  while (arrived < arrivals) {
+    const due = Math.min(arrivals, Math.floor(((performance.now() - started) / 1000) * perSecond) + 1);
+    for (; arrived < due; arrived += 1) {
+      if (waiting.size >= maxInFlight) {
+        shed += 1;
+        continue;
+      }
+      const index = arrived % buyers.length;
+      const productId = productFor(index);
+      const submit: Promise<void> = timedSubmit(buyers[index], store, productId).then((answer) => {
+        answers.push({ ...answer, productId });
+        waiting.delete(submit);
+      });
+      waiting.add(submit);
+    }
+    const nextAt = started + (arrived / perSecond) * 1000;
+    await new Promise((r) => setTimeout(r, Math.max(0, nextAt - performance.now())));
+  }
+  await Promise.all(waiting);
+  return { answers, elapsedS: (performance.now() - started) / 1000, shed };
+}
+
 /** Every buyer makes `attempts` submits of one unit, back to back. */
 async function countedRound(buyers: readonly Buyer[], store: OpenedStore, productId: string, attempts: number): Promise<TimedSubmit[]> {
   const answers: TimedSubmit[] = [];

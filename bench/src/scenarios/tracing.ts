@@ -20,6 +20,7 @@ import {
   signUpBuyers,
   stockOf,
   tally,
+  pacedRound,
   timedRound,
   WARM_UP_S,
   type Buyer,
@@ -33,6 +34,16 @@ const PAIRS = 4;
  * sampling at most 10 % above off.
  */
 export const TRACING_TARGETS = { offOverToday: 1.02, onOverOff: 1.1 } as const;
+/**
+ * The rounds' load: this share of the orders per second the stack served back to back just before,
+ * the same on both sides, so that a round's CPU per order is what an order costs at that load. Back
+ * to back (the machine saturated), the costlier side would serve fewer orders per second, so every
+ * batch (PostgreSQL's group commit, the outbox relay's reads, the consumers' fetches) would hold
+ * fewer orders and every order would cost more everywhere, PostgreSQL's untraced CPU included: the
+ * ratio would measure the lost batching as well, and moved from pair to pair with the throughput.
+ * About a third leaves the machine idle part of the time.
+ */
+const LOAD_SHARE = 0.35;
 /** The head sampling of the "on" rounds: the gateway samples 10 % of the traces it starts, the services follow their parent. */
 const SAMPLE_RATIO = 0.1;
 const SAMPLER = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: String(SAMPLE_RATIO) } as const;
@@ -84,19 +95,15 @@ export interface TracingCost {
   pairSpread: { min: number; max: number };
   /** The no-op calls' CPU per order (µs), its share of the off side's CPU per order, and off over "without them" (the target's figure); null without a count. */
   offNoop: { usPerOrder: number; share: number; offOverUntraced: number } | null;
-  /** For information (not like for like: restarted services against checkout-submit's long-running ones): off against its hot-product figure (null without one). */
-  offOverToday: number | null;
-  onOverToday: number | null;
   meetsTargets: { off: boolean | null; on: boolean };
 }
 
 /**
  * The cost of tracing from interleaved rounds: each side's CPU per order is its CPU over its orders
  * (all its rounds pooled), compared with the other side (pooled, and pair by pair); tracing off
- * against the same code without its no-op API calls (`noop`), and, for information, against
- * checkout-submit's CPU per order for the same load.
+ * against the same code without its no-op API calls (`noop`).
  */
-export function tracingCost(rounds: readonly TracingRound[], noop?: NoopCalls, todayCpuMsPerOrder?: number): TracingCost {
+export function tracingCost(rounds: readonly TracingRound[], noop?: NoopCalls): TracingCost {
   const side = (mode: TracingMode) => {
     const of = rounds.filter((r) => r.tracing === mode);
     const orders = of.reduce((sum, r) => sum + r.created, 0);
@@ -109,8 +116,6 @@ export function tracingCost(rounds: readonly TracingRound[], noop?: NoopCalls, t
   const offs = rounds.filter((r) => r.tracing === 'off');
   const ons = rounds.filter((r) => r.tracing === 'on');
   const pairRatios = ons.slice(0, offs.length).map((r, i) => round(r.cpuMs / r.created / (offs[i].cpuMs / offs[i].created), 4));
-  const today = todayCpuMsPerOrder !== undefined && todayCpuMsPerOrder > 0 ? todayCpuMsPerOrder : undefined;
-  const offOverToday = today === undefined ? null : round(off.perOrder / today, 4);
   const onOverOff = round(on.perOrder / off.perOrder, 4);
   let offNoop: TracingCost['offNoop'] = null;
   if (noop) {
@@ -127,8 +132,6 @@ export function tracingCost(rounds: readonly TracingRound[], noop?: NoopCalls, t
     pairMedian: round(median(pairRatios), 4),
     pairSpread: { min: Math.min(...pairRatios), max: Math.max(...pairRatios) },
     offNoop,
-    offOverToday,
-    onOverToday: today === undefined ? null : round(on.perOrder / today, 4),
     meetsTargets: { off: offNoop === null ? null : offNoop.offOverUntraced <= TRACING_TARGETS.offOverToday, on: onOverOff <= TRACING_TARGETS.onOverOff },
   };
 }
@@ -183,19 +186,13 @@ async function restartServices(stack: Stack, envChanges: Record<string, string |
   await Promise.all(all.map((service) => service.start(typeof envChanges === 'function' ? envChanges(service) : envChanges)));
 }
 
-/** checkout-submit's hot-product CPU per order (the same load, tracing off), when it was measured. */
-function todayOf(figuresOf: BenchContext['figuresOf']): { cpuMsPerOrder: number; measuredAt: string; thisRun: boolean } | undefined {
-  const measured = figuresOf('checkout-submit');
-  const cpuMsPerOrder = (measured?.figures.throughput as { cpuMsPerOrder?: unknown } | undefined)?.cpuMsPerOrder;
-  return measured && typeof cpuMsPerOrder === 'number' ? { cpuMsPerOrder, measuredAt: measured.measuredAt, thisRun: measured.thisRun } : undefined;
-}
-
 /**
  * Issue 26's tracing cost: checkout-submit's hot-product load (`connections` buyers submitting one
- * unit of one product back to back for `durationS`), in rounds alternating tracing off (no OTEL_*
- * variable: no SDK loaded) and on (OTLP/HTTP to a sink of the bench that counts the spans, 10 %
- * head sampling). Before each round every service is restarted with that round's variables and
- * warmed up as checkout-submit is; a round's CPU is every service's, over the round and until
+ * unit of one product), at a steady LOAD_SHARE of its back-to-back rate (measured first, tracing as
+ * the bench runs), in rounds of `durationS` alternating tracing off (no OTEL_* variable: no SDK
+ * loaded) and on (OTLP/HTTP to a sink of the bench that counts the spans, 10 % head sampling).
+ * Before each round every service is restarted with that round's variables and warmed up for
+ * WARM_UP_S at the same rate; a round's CPU is every service's, over the round and until
  * vendor holds every order's shipment, as checkout-submit counts it. The spans the sink receives
  * prove the "on" rounds traced (and the "off" rounds did not). "Off" against the same code
  * without tracing: one more round, tracing off, counts the services' calls into the OpenTelemetry
@@ -205,7 +202,7 @@ function todayOf(figuresOf: BenchContext['figuresOf']): { cpuMsPerOrder: number;
 export const tracing: Scenario = {
   name: 'tracing',
   title: 'CPU per order of the submit load, tracing off vs on at 10 % sampling (interleaved rounds)',
-  async run({ stack, settings, log, figuresOf }: BenchContext): Promise<ScenarioResult> {
+  async run({ stack, settings, log }: BenchContext): Promise<ScenarioResult> {
     const sink = await startOtlpReceiver();
     const restore = Object.fromEntries(TRACING_VARIABLES.map((name) => [name, process.env[name]]));
     const nodeOptions = new Map(Object.values(stack.instances).flat().map((service) => [service, service.variable('NODE_OPTIONS')]));
@@ -225,6 +222,22 @@ export const tracing: Scenario = {
       const buyers = await signUpBuyers(stack, 'tracing', settings.connections);
       await firstOrder(buyers[0], store, hot);
       let placed = 1;
+      // the rounds' rate: a share of the back-to-back rate of services warmed up by one round of it
+      const calibrationClient = new LeanClient(stack.gatewayUrl);
+      const calibration = buyers.map((buyer) => ({ ...buyer, client: calibrationClient }));
+      let backToBack = 0;
+      try {
+        for (let i = 0; i < 2; i += 1) {
+          const { answers, elapsedS } = await timedRound(calibration, store, () => hot, WARM_UP_S);
+          placed += tally(answers).created;
+          backToBack = tally(answers).created / elapsedS;
+        }
+      } finally {
+        calibrationClient.close();
+      }
+      const perSecond = Math.max(10, Math.round((backToBack * LOAD_SHARE) / 10) * 10);
+      await everyShipment(stack, store.storeId, placed);
+      log(`back to back ${round(backToBack, 1)} orders/s: the rounds run at ${perSecond} orders/s`);
       /** Orders placed while tracing was on (warm-ups too): the traces the sink's spans belong to. */
       let placedTraced = 0;
       const rounds: (TracingRound & { figures: ReturnType<typeof roundFigures>; spans: number })[] = [];
@@ -235,7 +248,7 @@ export const tracing: Scenario = {
         const client = new LeanClient(stack.gatewayUrl);
         const roundBuyers: Buyer[] = buyers.map((buyer) => ({ ...buyer, client }));
         try {
-          const warmedUp = tally((await timedRound(roundBuyers, store, () => hot, WARM_UP_S)).answers).created;
+          const warmedUp = tally((await pacedRound(roundBuyers, store, () => hot, perSecond, WARM_UP_S)).answers).created;
           placed += warmedUp;
           await everyShipment(stack, store.storeId, placed);
           await analyzeStack(stack);
@@ -244,7 +257,8 @@ export const tracing: Scenario = {
           const spansBefore = sink.spanCount();
           const cpuBefore = readStack(stack);
           const infrastructureBefore = readInfrastructure();
-          const measured = await profiledRound(stack, () => timedRound(roundBuyers, store, () => hot, settings.durationS));
+          const measured = await profiledRound(stack, () => pacedRound(roundBuyers, store, () => hot, perSecond, settings.durationS));
+          if (measured.shed > 0) throw new Error(`round ${i + 1} (tracing ${mode}): ${measured.shed} submits not sent, ${roundBuyers.length * 4} were waiting: the stack did not serve ${perSecond} orders/s`);
           placed += tally(measured.answers).created;
           await everyShipment(stack, store.storeId, placed);
           const cpu = cpuBetween(cpuBefore, readStack(stack));
@@ -274,7 +288,7 @@ export const tracing: Scenario = {
       const client = new LeanClient(stack.gatewayUrl);
       let counted: number;
       try {
-        counted = tally((await timedRound(buyers.map((buyer) => ({ ...buyer, client })), store, () => hot, settings.durationS)).answers).created;
+        counted = tally((await pacedRound(buyers.map((buyer) => ({ ...buyer, client })), store, () => hot, perSecond, settings.durationS)).answers).created;
       } finally {
         client.close();
       }
@@ -285,8 +299,7 @@ export const tracing: Scenario = {
       if (counts.length !== nodeOptions.size) throw new Error(`${counts.length} of ${nodeOptions.size} service processes wrote their API call counts`);
       const noop: NoopCalls = { perOrder: noopCallsPerOrder(counts, counted), nsPerCall: timeNoopCalls() };
 
-      const today = todayOf(figuresOf);
-      const cost = tracingCost(rounds, noop, today?.cpuMsPerOrder);
+      const cost = tracingCost(rounds, noop);
       const spansReceived = sink.spanCount();
       /** Spans per order of the 10 % traced: every span the "on" processes sent (flushed as they stopped) over a tenth of their orders. */
       const spansPerTracedOrder = round(spansReceived / (SAMPLE_RATIO * placedTraced), 1);
@@ -295,8 +308,7 @@ export const tracing: Scenario = {
         `CPU ms/order off ${cost.off.cpuMsPerOrder}, on ${cost.on.cpuMsPerOrder}: on/off ${cost.onOverOff} pooled, median of pairs ${cost.pairMedian} ` +
           `(pairs ${cost.pairRatios.join(', ')}; target <= ${TRACING_TARGETS.onOverOff}); ${spansReceived} spans, ${spansPerTracedOrder} per traced order; ` +
           `off: API no-op calls per order ${JSON.stringify(noop.perOrder)} at ns/call ${JSON.stringify(noop.nsPerCall)} = ${offNoop.usPerOrder} µs/order, ` +
-          `off/untraced ${offNoop.offOverUntraced} (target <= ${TRACING_TARGETS.offOverToday}); ` +
-          (today ? `for information off/checkout-submit ${cost.offOverToday} (${today.cpuMsPerOrder}, ${today.thisRun ? 'this run' : `measured ${today.measuredAt}`})` : 'no checkout-submit figure'),
+          `off/untraced ${offNoop.offOverUntraced} (target <= ${TRACING_TARGETS.offOverToday})`,
       );
       const scenario = 'tracing';
       return {
@@ -309,15 +321,14 @@ export const tracing: Scenario = {
           { scenario, case: 'on / off (cpu per order, pooled)', values: { ratio: cost.onOverOff, target: `<= ${TRACING_TARGETS.onOverOff}` } },
           { scenario, case: `on / off, median of ${cost.pairRatios.length} pairs (min-max)`, values: { ratio: `${cost.pairMedian} (${cost.pairSpread.min}-${cost.pairSpread.max})` } },
           { scenario, case: 'off / untraced (API no-op calls)', values: { ratio: offNoop.offOverUntraced, target: `<= ${TRACING_TARGETS.offOverToday}` } },
-          { scenario, case: 'off / checkout-submit hot (information)', values: { ratio: cost.offOverToday ?? 'n/a' } },
         ],
         data: {
           buyers: buyers.length,
+          load: { backToBackPerSecond: round(backToBack, 1), share: LOAD_SHARE, perSecond },
           sampler: SAMPLER,
           rounds: rounds.map((r) => ({ tracing: r.tracing, spansReceived: r.spans, ...r.figures })),
           ...cost,
           noopCalls: { ...noop, countedOrders: counted },
-          today: today ?? null,
           spansReceived,
           spansPerTracedOrder,
           sinkRequests: sink.requests(),
