@@ -10,7 +10,7 @@ import { startStack, type ServiceName } from '@pasar/stack';
 import { startSmtpCatcher, uniqueNamespace } from '@pasar/testkit';
 import { SCENARIOS } from './scenarios';
 import { cpuOverTheRun, readStack, rssOf } from './processes';
-import { mergeResults, type BenchResults } from './results';
+import { mergeResults, type BenchResults, type ScenarioStamp } from './results';
 import { renderTable, round } from './stats';
 import type { BenchSettings, TableRow } from './types';
 
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
       log(`${scenario.name}: ${scenario.title}`);
       const result = await scenario.run({ stack, settings, figuresOf, log: (line) => log(`  ${scenario.name}: ${line}`) });
       rows.push(...result.rows);
-      const stamp = { measuredAt: new Date().toISOString(), loadAverage: loadavg().map((n) => round(n, 2)) };
+      const stamp: ScenarioStamp = { measuredAt: new Date().toISOString(), loadAverage: loadavg().map((n) => round(n, 2)), node: process.version };
       results[scenario.name] = { title: scenario.title, ...stamp, ...result.data };
     }
   } catch (err) {

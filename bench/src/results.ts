@@ -9,6 +9,8 @@ export interface ScenarioStamp {
   measuredAt: string;
   /** os.loadavg() (1, 5, 15 min) when it finished: figures taken under load are upper bounds. */
   loadAverage: number[];
+  /** The Node.js version it ran on (the services run on the bench's own node, process.execPath). */
+  node: string;
 }
 
 export interface BenchResults {
