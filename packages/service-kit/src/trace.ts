@@ -14,8 +14,9 @@
  * Here an unsampled request costs a sampler decision and one context switch: attributes and the
  * listener that ends the span only for the sampled. The request's context is entered once around
  * the handler; an unsampled request's holds its trace context but no span (the bus's
- * `contextWith`), so pg's and express's instrumentations skip its queries and routes. Nothing binds the request's streams: what continues from their events must carry
- * the context itself, as promises do and the body parsers (raw-body binds its callback) do.
+ * `contextWith`), so pg's and express's instrumentations skip its queries and routes. Nothing
+ * binds the request's streams: what continues from their events must carry the context itself,
+ * as promises do and the body parsers (raw-body binds its callback) do.
  *
  * This module imports nothing heavy at the top: a service's main.ts calls startTracing before it
  * loads the modules the instrumentations patch (express, pg).
@@ -122,8 +123,8 @@ type WithSpan = ServerResponse & { [SERVER_SPAN]?: { span: Span; method: string 
  * listener itself when off). The span continues an inbound `traceparent` (a malformed one is
  * ignored) unless the process does not trust inbound context (the gateway); the handler runs in
  * its context (an unsampled one's without a span: `contextWith`); the response names it in
- * `traceresponse`. Only a sampled span gets attributes
- * (method, path without its query, protocol, peer; status, route) and a listener to end it.
+ * `traceresponse`. Only a sampled span gets attributes (method, path without its query,
+ * protocol, peer; status, route) and a listener to end it.
  */
 export function tracedRequests(handler: RequestListener): RequestListener {
   const settings = httpTracing;
