@@ -124,16 +124,10 @@ async function main(): Promise<void> {
   // the scenarios this run did not measure keep their last figures (results.ts)
   const file = join(__dirname, '..', 'results.json');
   const previous: unknown = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
-  const figuresOf = (name: string) => {
-    const thisRun = results[name];
-    if (thisRun) return { figures: thisRun, measuredAt: String(thisRun.measuredAt), thisRun: true };
-    const last = (previous as BenchResults | undefined)?.scenarios?.[name];
-    return last ? { figures: last, measuredAt: String(last.measuredAt), thisRun: false } : undefined;
-  };
   try {
     for (const scenario of scenarios) {
       log(`${scenario.name}: ${scenario.title}`);
-      const result = await scenario.run({ stack, settings, figuresOf, log: (line) => log(`  ${scenario.name}: ${line}`) });
+      const result = await scenario.run({ stack, settings, log: (line) => log(`  ${scenario.name}: ${line}`) });
       rows.push(...result.rows);
       const stamp: ScenarioStamp = { measuredAt: new Date().toISOString(), loadAverage: loadavg().map((n) => round(n, 2)), node: process.version };
       results[scenario.name] = { title: scenario.title, ...stamp, ...result.data };

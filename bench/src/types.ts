@@ -5,11 +5,6 @@ export interface BenchContext {
   stack: Stack;
   settings: BenchSettings;
   log: (line: string) => void;
-  /**
-   * The figures of another scenario: this run's when it ran before this one, else its last ones
-   * in bench/results.json (`thisRun` says which); undefined when it was never measured.
-   */
-  figuresOf: (scenario: string) => { figures: Record<string, unknown>; measuredAt: string; thisRun: boolean } | undefined;
 }
 
 export interface BenchSettings {
