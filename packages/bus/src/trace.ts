@@ -17,6 +17,7 @@ import {
   type Link,
   type Span,
   type SpanContext,
+  type SpanOptions,
   type TextMapGetter,
   type TextMapPropagator,
 } from '@opentelemetry/api';
@@ -88,9 +89,7 @@ const natsGetter: TextMapGetter<MsgHdrs | undefined> = {
  * convention) that continues the message's trace, with the message id as an attribute.
  */
 export function inMessageSpan<T>(name: string, headers: MsgHdrs | undefined, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T> {
-  const parent = propagation.extract(ROOT_CONTEXT, headers, natsGetter);
-  const span = tracer().startSpan(name, { kind: SpanKind.CONSUMER, attributes }, parent);
-  return context.with(contextWith(span, parent), ended<T>, undefined, span, work);
+  return inConsumerSpan(name, { attributes }, propagation.extract(ROOT_CONTEXT, headers, natsGetter), work);
 }
 
 /**
@@ -103,9 +102,13 @@ export function inBatchSpan<T>(name: string, messages: { headers: MsgHdrs | unde
     const spanContext = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, message.headers, natsGetter));
     if (spanContext) links.push({ context: spanContext, attributes: { 'messaging.message.id': message.id } });
   }
-  const attributes = { 'messaging.batch.message_count': messages.length };
-  const span = tracer().startSpan(name, { kind: SpanKind.CONSUMER, attributes, links }, ROOT_CONTEXT);
-  return context.with(contextWith(span, ROOT_CONTEXT), ended<T>, undefined, span, work);
+  return inConsumerSpan(name, { attributes: { 'messaging.batch.message_count': messages.length }, links }, ROOT_CONTEXT, work);
+}
+
+/** Runs `work` in a CONSUMER span under `parent`, in the context `contextWith` gives it; the span ends with the work. */
+function inConsumerSpan<T>(name: string, options: Pick<SpanOptions, 'attributes' | 'links'>, parent: Context, work: () => Promise<T>): Promise<T> {
+  const span = tracer().startSpan(name, { ...options, kind: SpanKind.CONSUMER }, parent);
+  return context.with(contextWith(span, parent), ended<T>, undefined, span, work);
 }
 
 async function ended<T>(span: Span, work: () => Promise<T>): Promise<T> {
