@@ -332,7 +332,9 @@ describe('startStack failures', () => {
   }, 60_000);
 
   it('times out naming the service whose /readyz never answers 200', async () => {
-    const error = await startStack({ ...base(), readyTimeoutMs: 3000, env: { vendor: { READY: 'never' } } }).then(
+    // long enough for the other (healthy) stand-ins to start under a loaded machine's tsx (one
+    // started after 3 s in a full npm test run, and the stack named it instead of vendor)
+    const error = await startStack({ ...base(), readyTimeoutMs: 15_000, env: { vendor: { READY: 'never' } } }).then(
       () => undefined,
       (err: unknown) => err,
     );
