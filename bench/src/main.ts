@@ -100,19 +100,26 @@ async function main(): Promise<void> {
   const namespace = uniqueNamespace('bench');
   log(`starting the stack (namespace and schema prefix ${namespace}; ${settings.replicas} instance(s) of each service but the gateway)`);
   const started = Date.now();
-  const stack = await startStack({
-    ports: 'free',
-    replicas: settings.replicas,
-    namespace,
-    schemaPrefix: namespace,
-    identitySecret: `bench-identity-secret-${namespace}`,
-    // request logging would be a large share of the measured cost
-    logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    env,
-    keepLines: 200,
-    dropDataOnFailure: true,
-    onServiceExit: (service, description) => log(`${service} ${description} during the run`),
-  });
+  const startBenchStack = (namespace: string) =>
+    startStack({
+      ports: 'free',
+      replicas: settings.replicas,
+      namespace,
+      schemaPrefix: namespace,
+      identitySecret: `bench-identity-secret-${namespace}`,
+      // request logging would be a large share of the measured cost
+      logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      env,
+      keepLines: 200,
+      dropDataOnFailure: true,
+      onServiceExit: (service, description) => log(`${service} ${description} during the run`),
+    });
+  const stack = await startBenchStack(namespace);
+  const startTwin = () => {
+    const twin = uniqueNamespace('bench');
+    log(`starting a second stack (namespace and schema prefix ${twin})`);
+    return startBenchStack(twin);
+  };
   log(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   // idle: give the services a moment after start-up (migrations, warm-up) before reading RSS
   await new Promise((r) => setTimeout(r, 3000));
@@ -127,7 +134,7 @@ async function main(): Promise<void> {
   try {
     for (const scenario of scenarios) {
       log(`${scenario.name}: ${scenario.title}`);
-      const result = await scenario.run({ stack, settings, log: (line) => log(`  ${scenario.name}: ${line}`) });
+      const result = await scenario.run({ stack, settings, log: (line) => log(`  ${scenario.name}: ${line}`), startTwin });
       rows.push(...result.rows);
       const stamp: ScenarioStamp = { measuredAt: new Date().toISOString(), loadAverage: loadavg().map((n) => round(n, 2)), node: process.version };
       results[scenario.name] = { title: scenario.title, ...stamp, ...result.data };

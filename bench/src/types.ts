@@ -5,6 +5,11 @@ export interface BenchContext {
   stack: Stack;
   settings: BenchSettings;
   log: (line: string) => void;
+  /**
+   * Starts a second stack like `stack` (the same services, variables and settings, a namespace and
+   * schemas of its own), for a scenario that loads two at once; the scenario stops it.
+   */
+  startTwin: () => Promise<Stack>;
 }
 
 export interface BenchSettings {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ROOT_CONTEXT, SpanKind, context, propagation, trace } from '@opentelemetry/api';
 import { contextWith, currentTraceHeaders } from '@pasar/bus/src/trace';
 import { activeTraceparent } from '@pasar/service-kit/src/trace';
-import type { Stack, StackService } from '@pasar/stack';
+import type { OpenedStore, Stack, StackService } from '@pasar/stack';
 import { startOtlpReceiver, type OtlpReceiver } from '@pasar/testkit';
 import { LeanClient } from '../client';
 import { cpuBetween, infrastructureBetween, profiledRound, readInfrastructure, readStack } from '../processes';
@@ -26,8 +26,14 @@ import {
   type Buyer,
 } from './checkout-submit';
 
-/** Off/on pairs of rounds, run off, on, off, on, ...: drift of the machine falls on both sides alike. */
-const PAIRS = 4;
+/**
+ * Measured rounds per half. The two sides run at the same time, on two stacks: in the first half
+ * one stack traces and the other does not, in the second the other way round. A round is a pair:
+ * whatever the machine does meanwhile (its speed moved by up to a fifth from one round to the next
+ * here, a Firecracker VM with neighbours) falls on both sides alike. The halves cancel what differs
+ * between the stacks themselves.
+ */
+const ROUNDS_PER_HALF = 4;
 /**
  * Issue 26's targets: CPU per order with tracing off at most 2 % above today's (the same code
  * without tracing: measured as the share of the API's no-op calls, see NoopCalls), on at 10 %
@@ -35,13 +41,13 @@ const PAIRS = 4;
  */
 export const TRACING_TARGETS = { offOverToday: 1.02, onOverOff: 1.1 } as const;
 /**
- * The rounds' load: this share of the orders per second the stack served back to back just before,
- * the same on both sides, so that a round's CPU per order is what an order costs at that load. Back
- * to back (the machine saturated), the costlier side would serve fewer orders per second, so every
- * batch (PostgreSQL's group commit, the outbox relay's reads, the consumers' fetches) would hold
- * fewer orders and every order would cost more everywhere, PostgreSQL's untraced CPU included: the
- * ratio would measure the lost batching as well, and moved from pair to pair with the throughput.
- * About a third leaves the machine idle part of the time.
+ * The rounds' load: this share of the orders per second one stack served back to back just before,
+ * half of it on each stack, so that a round's CPU per order is what an order costs at that load on
+ * both sides. Back to back (the machine saturated), the costlier side would serve fewer orders per
+ * second, so every batch (PostgreSQL's group commit, the outbox relay's reads, the consumers'
+ * fetches) would hold fewer orders and every order would cost more everywhere, PostgreSQL's
+ * untraced CPU included: the ratio would measure the lost batching as well, and moved from pair to
+ * pair with the throughput. About a third leaves the machine idle part of the time.
  */
 const LOAD_SHARE = 0.35;
 /** The head sampling of the "on" rounds: the gateway samples 10 % of the traces it starts, the services follow their parent. */
@@ -190,125 +196,183 @@ async function restartServices(stack: Stack, envChanges: Record<string, string |
   await Promise.all(all.map((service) => service.start(typeof envChanges === 'function' ? envChanges(service) : envChanges)));
 }
 
+/** One of the two stacks the rounds load at once, with what the scenario made on it. */
+interface TracedStack {
+  name: 'A' | 'B';
+  stack: Stack;
+  /** Where its services send their spans when they trace (each stack its own, so that a round's spans are its side's). */
+  sink: OtlpReceiver;
+  store: OpenedStore;
+  hot: string;
+  buyers: Buyer[];
+  /** Orders placed on it so far (everyShipment waits for as many shipments). */
+  placed: number;
+  /** Orders placed on it while it traced (warm-ups too): the traces its spans belong to. */
+  placedTraced: number;
+  /** Each service's NODE_OPTIONS as it ran before the scenario. */
+  nodeOptions: Map<StackService, string | undefined>;
+}
+
+/** A side's figures of one round. */
+type SideRound = TracingRound & { stack: TracedStack['name']; figures: ReturnType<typeof roundFigures>; spans: number };
+
+async function tracedStack(name: TracedStack['name'], stack: Stack, connections: number, log: (line: string) => void): Promise<TracedStack> {
+  const sink = await startOtlpReceiver();
+  const store = await benchStore(stack, 'tracing', [{ name: 'Traced Kopi', basePrice: '10.00', stock: 1_000_000 }]);
+  const [hot] = store.productIds;
+  log(`stack ${name}: signing up ${connections} buyers`);
+  const buyers = await signUpBuyers(stack, 'tracing', connections);
+  await firstOrder(buyers[0], store, hot);
+  const nodeOptions = new Map(Object.values(stack.instances).flat().map((service) => [service, service.variable('NODE_OPTIONS')]));
+  return { name, stack, sink, store, hot, buyers, placed: 1, placedTraced: 0, nodeOptions };
+}
+
 /**
  * Issue 26's tracing cost: checkout-submit's hot-product load (`connections` buyers submitting one
- * unit of one product), at a steady LOAD_SHARE of its back-to-back rate (measured first, tracing as
- * the bench runs), in rounds of `durationS` alternating tracing off (no OTEL_* variable: no SDK
- * loaded) and on (OTLP/HTTP to a sink of the bench that counts the spans, 10 % head sampling).
- * Before each round every service is restarted with that round's variables and warmed up for
- * WARM_UP_S at the same rate; a round's CPU is every service's, over the round and until
- * vendor holds every order's shipment, as checkout-submit counts it. The spans the sink receives
- * prove the "on" rounds traced (and the "off" rounds did not). "Off" against the same code
- * without tracing: one more round, tracing off, counts the services' calls into the OpenTelemetry
- * API (no-ops without an SDK) per order, which this process times (NoopCalls). At the end the
- * services run again as before (tracing off).
+ * unit of one product) on two stacks at once, one tracing (OTLP/HTTP to a sink of the bench that
+ * counts the spans, 10 % head sampling) and the other not (no OTEL_* variable: no SDK loaded).
+ * Each stack gets half of LOAD_SHARE of the rate one stack served back to back (measured first, on
+ * the first stack alone, tracing as the bench runs). Two halves of ROUNDS_PER_HALF rounds of
+ * `durationS`: in the first the first stack traces, in the second the other; before each, every
+ * service of both is restarted with its side's variables and both are warmed up for WARM_UP_S at
+ * the same rate. A round's CPU is every service's of each stack, over the round and until its
+ * vendor holds every order's shipment, as checkout-submit counts it (PostgreSQL and NATS serve
+ * both stacks: their CPU is given for the two together). The spans each sink receives prove that
+ * its stack traced when it should (and did not when it should not). "Off" against the same code
+ * without tracing: one more round on the first stack, tracing off, counts the services' calls into
+ * the OpenTelemetry API (no-ops without an SDK) per order, which this process times (NoopCalls).
+ * At the end the first stack's services run again as before (tracing off); the second is stopped.
  */
 export const tracing: Scenario = {
   name: 'tracing',
-  title: 'CPU per order of the submit load, tracing off vs on at 10 % sampling (interleaved rounds)',
-  async run({ stack, settings, log }: BenchContext): Promise<ScenarioResult> {
-    const sink = await startOtlpReceiver();
+  title: 'CPU per order of the submit load, tracing off vs on at 10 % sampling (two stacks at once)',
+  async run({ stack, settings, log, startTwin }: BenchContext): Promise<ScenarioResult> {
     const restore = Object.fromEntries(TRACING_VARIABLES.map((name) => [name, process.env[name]]));
-    const nodeOptions = new Map(Object.values(stack.instances).flat().map((service) => [service, service.variable('NODE_OPTIONS')]));
     const countDir = mkdtempSync(join(tmpdir(), 'pasar-otel-count-'));
-    // the services as they ran before (the bench's own environment decides); the last "on" processes
-    // flush their spans as they stop, the counting round's write their counts
+    const sides: TracedStack[] = [];
+    let twin: Stack | undefined;
+    // the first stack's services as they ran before (the bench's own environment decides); the last
+    // "on" processes flush their spans as they stop, the counting round's write their counts
     let restored = false;
     const restoreServices = async () => {
-      if (restored) return;
+      if (restored || sides.length === 0) return;
       restored = true;
-      await restartServices(stack, (service) => ({ ...restore, NODE_OPTIONS: nodeOptions.get(service), BENCH_OTEL_COUNT_DIR: undefined }));
+      const [first] = sides;
+      await restartServices(first.stack, (service) => ({ ...restore, NODE_OPTIONS: first.nodeOptions.get(service), BENCH_OTEL_COUNT_DIR: undefined }));
     };
     try {
-      const store = await benchStore(stack, 'tracing', [{ name: 'Traced Kopi', basePrice: '10.00', stock: 1_000_000 }]);
-      const [hot] = store.productIds;
-      log(`signing up ${settings.connections} buyers`);
-      const buyers = await signUpBuyers(stack, 'tracing', settings.connections);
-      await firstOrder(buyers[0], store, hot);
-      let placed = 1;
-      // the rounds' rate: a share of the back-to-back rate of services warmed up by one round of it
-      const calibrationClient = new LeanClient(stack.gatewayUrl);
-      const calibration = buyers.map((buyer) => ({ ...buyer, client: calibrationClient }));
+      sides.push(await tracedStack('A', stack, settings.connections, log));
+      twin = await startTwin();
+      sides.push(await tracedStack('B', twin, settings.connections, log));
+      const [first] = sides;
+      // the rounds' rate: a share of the back-to-back rate of the first stack, warmed up by one round of it
+      const calibrationClient = new LeanClient(first.stack.gatewayUrl);
+      const calibration = first.buyers.map((buyer) => ({ ...buyer, client: calibrationClient }));
       let backToBack = 0;
       try {
         for (let i = 0; i < 2; i += 1) {
-          const { answers, elapsedS } = await timedRound(calibration, store, () => hot, WARM_UP_S);
+          const { answers, elapsedS } = await timedRound(calibration, first.store, () => first.hot, WARM_UP_S);
           const { created } = tally(answers);
-          placed += created;
+          first.placed += created;
           backToBack = created / elapsedS;
         }
       } finally {
         calibrationClient.close();
       }
-      const perSecond = Math.max(10, Math.round((backToBack * LOAD_SHARE) / 10) * 10);
-      await everyShipment(stack, store.storeId, placed);
-      log(`back to back ${round(backToBack, 1)} orders/s: the rounds run at ${perSecond} orders/s`);
-      /** Orders placed while tracing was on (warm-ups too): the traces the sink's spans belong to. */
-      let placedTraced = 0;
-      const rounds: (TracingRound & { figures: ReturnType<typeof roundFigures>; spans: number })[] = [];
-      for (let i = 0; i < PAIRS * 2; i += 1) {
-        const mode: TracingMode = i % 2 === 0 ? 'off' : 'on';
-        await restartServices(stack, environmentFor(mode, sink));
-        // a client of its own per round: the gateway it kept connections to was restarted
-        const client = new LeanClient(stack.gatewayUrl);
-        const roundBuyers: Buyer[] = buyers.map((buyer) => ({ ...buyer, client }));
-        try {
-          const warmedUp = tally((await pacedRound(roundBuyers, store, () => hot, perSecond, WARM_UP_S)).answers).created;
-          placed += warmedUp;
-          await everyShipment(stack, store.storeId, placed);
-          await analyzeStack(stack);
+      const perSecond = Math.max(10, Math.round((backToBack * LOAD_SHARE) / 2 / 10) * 10);
+      await everyShipment(first.stack, first.store.storeId, first.placed);
+      log(`back to back ${round(backToBack, 1)} orders/s on one stack: the rounds run at ${perSecond} orders/s on each of the two`);
 
-          const stockBefore = await stockOf(store.vendor, hot);
-          const spansBefore = sink.spanCount();
-          const cpuBefore = readStack(stack);
-          const infrastructureBefore = readInfrastructure();
-          const measured = await profiledRound(stack, () => pacedRound(roundBuyers, store, () => hot, perSecond, settings.durationS));
-          if (measured.shed > 0) throw new Error(`round ${i + 1} (tracing ${mode}): ${measured.shed} submits not sent, ${roundBuyers.length * 4} were waiting: the stack did not serve ${perSecond} orders/s`);
-          placed += tally(measured.answers).created;
-          await everyShipment(stack, store.storeId, placed);
-          const cpu = cpuBetween(cpuBefore, readStack(stack));
-          const infrastructure = infrastructureBetween(infrastructureBefore, readInfrastructure());
-          const spans = sink.spanCount() - spansBefore;
-          const figures = roundFigures(measured.answers, measured.elapsedS, stockBefore - (await stockOf(store.vendor, hot)), cpu, infrastructure);
-          if (mode === 'on' && spans === 0) throw new Error(`round ${i + 1}: tracing was on but the sink received no span`);
-          if (mode === 'off' && spans !== 0) throw new Error(`round ${i + 1}: tracing was off but the sink received ${spans} spans`);
-          rounds.push({ tracing: mode, created: figures.created, cpuMs: figures.cpuMs, figures, spans });
-          if (mode === 'on') placedTraced += warmedUp + figures.created;
-          log(
-            `round ${i + 1} tracing ${mode}: ${figures.ordersPerSecond} orders/s, p99 ${figures.p99Ms} ms, cpu ms/order ${figures.cpuMsPerOrder} (${perOrderByService(figures)}), ${spans} spans received`,
-          );
+      const rounds: SideRound[] = [];
+      const infrastructureByRound: Record<string, number>[] = [];
+      for (const traced of sides) {
+        const modeOf = (side: TracedStack): TracingMode => (side === traced ? 'on' : 'off');
+        await Promise.all(sides.map((side) => restartServices(side.stack, environmentFor(modeOf(side), side.sink))));
+        // a client of its own per stack and half: the gateway it kept connections to was restarted
+        const clients = sides.map((side) => new LeanClient(side.stack.gatewayUrl));
+        const roundBuyers = sides.map((side, s) => side.buyers.map((buyer) => ({ ...buyer, client: clients[s] })));
+        try {
+          const warmedUp = await Promise.all(sides.map(async (side, s) => tally((await pacedRound(roundBuyers[s], side.store, () => side.hot, perSecond, WARM_UP_S)).answers).created));
+          sides.forEach((side, s) => {
+            side.placed += warmedUp[s];
+            if (modeOf(side) === 'on') side.placedTraced += warmedUp[s];
+          });
+          await Promise.all(sides.map((side) => everyShipment(side.stack, side.store.storeId, side.placed)));
+          await Promise.all(sides.map((side) => analyzeStack(side.stack)));
+          for (let r = 0; r < ROUNDS_PER_HALF; r += 1) {
+            const n = infrastructureByRound.length + 1;
+            const stockBefore = await Promise.all(sides.map((side) => stockOf(side.store.vendor, side.hot)));
+            const spansBefore = sides.map((side) => side.sink.spanCount());
+            const cpuBefore = sides.map((side) => readStack(side.stack));
+            const infrastructureBefore = readInfrastructure();
+            const measured = await profiledRound(sides[0].stack, () =>
+              profiledRound(sides[1].stack, () => Promise.all(sides.map((side, s) => pacedRound(roundBuyers[s], side.store, () => side.hot, perSecond, settings.durationS)))),
+            );
+            sides.forEach((side, s) => {
+              if (measured[s].shed > 0)
+                throw new Error(`round ${n}, stack ${side.name} (tracing ${modeOf(side)}): ${measured[s].shed} submits not sent, ${roundBuyers[s].length * 4} were waiting: the stack did not serve ${perSecond} orders/s`);
+              side.placed += tally(measured[s].answers).created;
+            });
+            await Promise.all(sides.map((side) => everyShipment(side.stack, side.store.storeId, side.placed)));
+            const cpu = sides.map((side, s) => cpuBetween(cpuBefore[s], readStack(side.stack)));
+            const infrastructure = infrastructureBetween(infrastructureBefore, readInfrastructure());
+            infrastructureByRound.push(infrastructure);
+            const pair: SideRound[] = [];
+            for (const [s, side] of sides.entries()) {
+              const mode = modeOf(side);
+              const spans = side.sink.spanCount() - spansBefore[s];
+              const figures = roundFigures(measured[s].answers, measured[s].elapsedS, stockBefore[s] - (await stockOf(side.store.vendor, side.hot)), cpu[s], {});
+              if (mode === 'on' && spans === 0) throw new Error(`round ${n}: stack ${side.name} traced but its sink received no span`);
+              if (mode === 'off' && spans !== 0) throw new Error(`round ${n}: stack ${side.name} did not trace but its sink received ${spans} spans`);
+              if (mode === 'on') side.placedTraced += figures.created;
+              pair.push({ tracing: mode, stack: side.name, created: figures.created, cpuMs: figures.cpuMs, figures, spans });
+              log(`round ${n} stack ${side.name} tracing ${mode}: ${figures.ordersPerSecond} orders/s, p99 ${figures.p99Ms} ms, cpu ms/order ${figures.cpuMsPerOrder} (${perOrderByService(figures)}), ${spans} spans received`);
+            }
+            // off first, then on: tracingCost pairs them round by round
+            rounds.push(...pair.sort((a, b) => (a.tracing === b.tracing ? 0 : a.tracing === 'off' ? -1 : 1)));
+            const orders = pair.reduce((sum, side) => sum + side.created, 0);
+            log(`round ${n}: on/off ${round(pair[1].cpuMs / pair[1].created / (pair[0].cpuMs / pair[0].created), 4)}; both stacks (${Object.entries(infrastructure).map(([name, ms]) => `${name} ${round(ms / orders, 2)}`).join(', ')} ms/order)`);
+          }
         } finally {
-          client.close();
+          for (const client of clients) client.close();
         }
       }
 
       // tracing off, like for like: the API calls it makes per order, counted over one more round
-      // (its CPU is not measured), timed here
+      // of the first stack (its CPU is not measured), timed here
       const preload = `--require ${join(__dirname, '..', 'otel-api-count-preload.cjs')}`;
-      await restartServices(stack, (service) => ({
-        ...environmentFor('off', sink),
+      await restartServices(first.stack, (service) => ({
+        ...environmentFor('off', first.sink),
         BENCH_OTEL_COUNT_DIR: countDir,
-        NODE_OPTIONS: [nodeOptions.get(service), preload].filter(Boolean).join(' '),
+        NODE_OPTIONS: [first.nodeOptions.get(service), preload].filter(Boolean).join(' '),
       }));
-      const client = new LeanClient(stack.gatewayUrl);
+      const client = new LeanClient(first.stack.gatewayUrl);
       let counted: number;
       try {
-        counted = tally((await pacedRound(buyers.map((buyer) => ({ ...buyer, client })), store, () => hot, perSecond, settings.durationS)).answers).created;
+        counted = tally((await pacedRound(first.buyers.map((buyer) => ({ ...buyer, client })), first.store, () => first.hot, perSecond, settings.durationS)).answers).created;
       } finally {
         client.close();
       }
-      placed += counted;
-      await everyShipment(stack, store.storeId, placed);
+      first.placed += counted;
+      await everyShipment(first.stack, first.store.storeId, first.placed);
       await restoreServices();
       const counts = readdirSync(countDir).map((file) => JSON.parse(readFileSync(join(countDir, file), 'utf8')) as Partial<Record<NoopCallKind, number>>);
-      if (counts.length !== nodeOptions.size) throw new Error(`${counts.length} of ${nodeOptions.size} service processes wrote their API call counts`);
+      if (counts.length !== first.nodeOptions.size) throw new Error(`${counts.length} of ${first.nodeOptions.size} service processes wrote their API call counts`);
       const noop: NoopCalls = { perOrder: noopCallsPerOrder(counts, counted), nsPerCall: timeNoopCalls() };
 
+      // the second stack's last "on" processes flush their spans as they stop
+      await twin.stop({ dropData: true });
+      twin = undefined;
       const cost = tracingCost(rounds, noop);
-      const spansReceived = sink.spanCount();
+      const spansReceived = sides.reduce((sum, side) => sum + side.sink.spanCount(), 0);
+      const placedTraced = sides.reduce((sum, side) => sum + side.placedTraced, 0);
       /** Spans per order of the 10 % traced: every span the "on" processes sent (flushed as they stopped) over a tenth of their orders. */
       const spansPerTracedOrder = round(spansReceived / (SAMPLE_RATIO * placedTraced), 1);
       const offNoop = cost.offNoop as NonNullable<TracingCost['offNoop']>;
+      const infrastructureOrders = rounds.reduce((sum, r) => sum + r.created, 0);
+      const infrastructureCpuMsPerOrder = Object.fromEntries(
+        Object.keys(infrastructureByRound[0] ?? {}).map((name) => [name, round(infrastructureByRound.reduce((sum, r) => sum + r[name], 0) / infrastructureOrders, 3)]),
+      );
       log(
         `CPU ms/order off ${cost.off.cpuMsPerOrder}, on ${cost.on.cpuMsPerOrder}: on/off ${cost.onOverOff} pooled, median of pairs ${cost.pairMedian} ` +
           `(pairs ${cost.pairRatios.join(', ')}; target <= ${TRACING_TARGETS.onOverOff}); ${spansReceived} spans, ${spansPerTracedOrder} per traced order; ` +
@@ -320,7 +384,7 @@ export const tracing: Scenario = {
         rows: [
           ...rounds.map((r, i) => ({
             scenario,
-            case: `round ${i + 1}, tracing ${r.tracing}`,
+            case: `round ${Math.floor(i / 2) + 1}, stack ${r.stack}, tracing ${r.tracing}`,
             values: { 'req/s': r.figures.ordersPerSecond, 'p50 ms': r.figures.p50Ms, 'p99 ms': r.figures.p99Ms, 'cpu ms/order': r.figures.cpuMsPerOrder, spans: r.spans },
           })),
           { scenario, case: 'on / off (cpu per order, pooled)', values: { ratio: cost.onOverOff, target: `<= ${TRACING_TARGETS.onOverOff}` } },
@@ -328,21 +392,24 @@ export const tracing: Scenario = {
           { scenario, case: 'off / untraced (API no-op calls)', values: { ratio: offNoop.offOverUntraced, target: `<= ${TRACING_TARGETS.offOverToday}` } },
         ],
         data: {
-          buyers: buyers.length,
-          load: { backToBackPerSecond: round(backToBack, 1), share: LOAD_SHARE, perSecond },
+          buyers: settings.connections,
+          load: { backToBackPerSecond: round(backToBack, 1), share: LOAD_SHARE, perSecondEachStack: perSecond, stacks: sides.length },
           sampler: SAMPLER,
-          rounds: rounds.map((r) => ({ tracing: r.tracing, spansReceived: r.spans, ...r.figures })),
+          rounds: rounds.map((r) => ({ tracing: r.tracing, stack: r.stack, spansReceived: r.spans, ...r.figures })),
           ...cost,
+          /** PostgreSQL's, NATS's and the bench's CPU over the rounds, per order of both stacks (they serve both at once). */
+          infrastructureCpuMsPerOrder,
           noopCalls: { ...noop, countedOrders: counted },
           spansReceived,
           spansPerTracedOrder,
-          sinkRequests: sink.requests(),
+          sinkRequests: Object.fromEntries(sides.map((side) => [side.name, side.sink.requests()])),
           targets: TRACING_TARGETS,
         },
       };
     } finally {
       await restoreServices().catch((err: unknown) => log(`restarting the services as before failed: ${String(err)}`));
-      await sink.close();
+      await twin?.stop({ dropData: true }).catch((err: unknown) => log(`stopping the second stack failed: ${String(err)}`));
+      for (const side of sides) await side.sink.close();
       rmSync(countDir, { recursive: true, force: true });
     }
   },
