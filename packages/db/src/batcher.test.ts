@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Batcher } from './batcher';
 
 /** A run whose batches the test releases by hand; records each batch's inputs. */
@@ -125,4 +126,47 @@ test('stop waits for every run in flight (maxInFlight 2)', async () => {
   await c.release();
   await stopping;
   expect(await Promise.all(runs)).toEqual([10, 20]);
+});
+
+test("each run goes in its first input's async context (its caller's trace), not in the run's before", async () => {
+  const callers = new AsyncLocalStorage<string>();
+  const seen: (string | undefined)[] = [];
+  const c = controlledRun();
+  const batcher = new Batcher({
+    run: (inputs: number[]) => {
+      seen.push(callers.getStore());
+      return c.run(inputs);
+    },
+    maxBatch: 2,
+  });
+  const first = callers.run('caller 1', () => batcher.submit(1));
+  const queued = [2, 3, 4].map((n) => callers.run(`caller ${n}`, () => batcher.submit(n)));
+  // a run after the last, submitted from outside any caller's context
+  const outside = batcher.submit(5);
+  for (let i = 0; i < 3; i += 1) await c.release();
+  expect(await Promise.all([first, ...queued, outside])).toEqual([10, 20, 30, 40, 50]);
+  expect(c.runs).toEqual([[1], [2, 3], [4, 5]]);
+  expect(seen).toEqual(['caller 1', 'caller 2', 'caller 4']);
+});
+
+test('a batch run again input by input runs each input in its own caller\'s context', async () => {
+  const callers = new AsyncLocalStorage<string>();
+  const seen: [number[], string | undefined][] = [];
+  const c = controlledRun((n) => (n === 3 ? new Error('three breaks it') : n * 10));
+  const batcher = new Batcher({
+    run: (inputs: number[]) => {
+      seen.push([inputs, callers.getStore()]);
+      return c.run(inputs);
+    },
+    maxBatch: 2,
+  });
+  const answers = [1, 2, 3].map((n) => settled(callers.run(`caller ${n}`, () => batcher.submit(n))));
+  for (let i = 0; i < 4; i += 1) await c.release();
+  expect(await Promise.all(answers)).toEqual([{ value: 10 }, { value: 20 }, { error: 'Error: three breaks it' }]);
+  expect(seen).toEqual([
+    [[1], 'caller 1'],
+    [[2, 3], 'caller 2'],
+    [[2], 'caller 2'],
+    [[3], 'caller 3'],
+  ]);
 });

@@ -1,3 +1,5 @@
+import { AsyncResource } from 'node:async_hooks';
+
 /** How a Batcher runs its batches and answers its callers. */
 export interface BatcherOptions<I, O> {
   /** Runs one batch (one statement, one round trip); answers one output per input, in order. */
@@ -24,6 +26,8 @@ interface Queued<I, O> {
   input: I;
   resolve: (output: O) => void;
   reject: (err: unknown) => void;
+  /** The caller's async context (its request's or message's trace, its log fields), for the run it leads. */
+  scope: AsyncResource;
 }
 
 /**
@@ -32,6 +36,12 @@ interface Queued<I, O> {
  * flight queue up and go together, up to `maxBatch`, in ONE run as soon as it returns (or, with
  * `maxInFlight` 2, as soon as a slot is free). Under load each input then costs a fraction of a
  * round trip and of a database wake-up.
+ *
+ * A run goes in the async context of its first input's caller (AsyncResource), whose answer waits
+ * for it: its statements (their spans, when tracing is on) belong to that caller's trace. A run
+ * started as another returned would otherwise go in the context of the run before, and so on:
+ * under a steady load every run would belong to the trace of whichever request started the chain,
+ * long after that request had its answer.
  */
 export class Batcher<I, O> {
   private readonly queue: Queued<I, O>[] = [];
@@ -54,7 +64,7 @@ export class Batcher<I, O> {
   submit(input: I): Promise<O> {
     if (this.stopped) return Promise.reject(this.stopped());
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ input, resolve, reject });
+      this.queue.push({ input, resolve, reject, scope: new AsyncResource('PasarBatcherInput') });
       if (this.inFlight.size < (this.options.maxInFlight ?? 1)) this.sendNext();
     });
   }
@@ -70,7 +80,7 @@ export class Batcher<I, O> {
   private sendNext(): void {
     const batch = this.queue.splice(0, this.options.maxBatch);
     if (batch.length === 0) return;
-    const running: Promise<void> = this.send(batch).finally(() => {
+    const running: Promise<void> = batch[0].scope.runInAsyncScope(() => this.send(batch)).finally(() => {
       this.inFlight.delete(running);
       this.sendNext();
     });
@@ -90,10 +100,11 @@ export class Batcher<I, O> {
         return;
       }
     }
-    // the batch failed as a whole: one by one, so only the input that breaks it fails
+    // the batch failed as a whole: one by one (each in its caller's context), so only the input
+    // that breaks it fails
     for (const q of batch) {
       try {
-        const [output] = await run([q.input]);
+        const [output] = await q.scope.runInAsyncScope(() => run([q.input]));
         q.resolve(output);
       } catch (err) {
         q.reject(failure(err));
