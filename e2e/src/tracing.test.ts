@@ -106,7 +106,11 @@ describe('traces across HTTP and NATS', () => {
         const missingOrder = randomUUID();
         const streamMissing = await shopper.client.get<Problem & { traceId?: string }>(`${API}/account/orders/${missingOrder}/events`);
         expect(streamMissing.status).toBe(404);
-        const streamSpans = await traceWith(streamMissing.body.traceId as string, { checkout: (s) => s.kind === 2 && s.attributes['url.path'] === `/api/v1/account/orders/${missingOrder}` });
+        // (the gateway's client span ends after checkout's server span, so it may be exported later: wait for both)
+        const streamSpans = await traceWith(streamMissing.body.traceId as string, {
+          checkout: (s) => s.kind === 2 && s.attributes['url.path'] === `/api/v1/account/orders/${missingOrder}`,
+          gateway: (s) => s.kind === 3,
+        });
         const snapshotRead = streamSpans.find((s) => s.service === 'checkout' && s.kind === 2) as ReceivedSpan;
         expect(streamSpans.find((s) => s.spanId === snapshotRead.parentSpanId)).toMatchObject({ service: 'gateway', kind: 3, name: 'GET' });
 
