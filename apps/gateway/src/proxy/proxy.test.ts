@@ -31,7 +31,7 @@ async function startEchoService(name: string, publicPaths: string[] = [], routeB
     formPaths: ['/payments/notify'],
     routes: (router) => {
       router.get('/checkout/slow', async (_req, res) => {
-        await new Promise((r) => setTimeout(r, 1500));
+        await new Promise((r) => setTimeout(r, 2500));
         res.json({ late: true });
       });
       // answers with the Vary the query names (none without one)
@@ -90,7 +90,8 @@ describe('proxy', () => {
       VENDOR_URL: vendor.url,
       ADMIN_URL: admin.url,
       B2B_URL: `http://127.0.0.1:${await freePort()}`, // nothing listens there
-      UPSTREAM_TIMEOUT_MS: '500',
+      // room for the 3 MB settlement import on a loaded machine (it failed once at 500 ms in a full run)
+      UPSTREAM_TIMEOUT_MS: '1000',
       CORS_ORIGINS: 'http://shop.example',
       ADMIN_EMAIL: adminEmail,
       ADMIN_PASSWORD: password,
@@ -299,7 +300,7 @@ describe('proxy', () => {
   });
 
   it('answers 504 when the service does not answer in time', async () => {
-    // the upstream would answer 200 after 1.5 s: a 504 can only come from the 500 ms timeout
+    // the upstream would answer 200 after 2.5 s: a 504 can only come from the 1 s timeout
     const res = await request(gateway.url).get('/api/v1/checkout/slow').set('Cookie', customer.cookie).expect(504);
     expect(res.body).toMatchObject({ status: 504, code: 'upstream_timeout' });
   });
