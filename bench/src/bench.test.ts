@@ -144,6 +144,9 @@ describe('the tracing scenario', () => {
     expect(tracingCost(rounds, costly).meetsTargets).toEqual({ off: false, on: true });
     expect(tracingCost(rounds)).toMatchObject({ offNoop: null, meetsTargets: { off: null, on: true } });
     expect(tracingCost([...rounds, { tracing: 'on', created: 1000, cpuMs: 2000 }]).meetsTargets.on).toBe(false);
+    // a round's two sides in either order (the stack that traces comes first in one half): the same pairs
+    const onFirst = [rounds[1], rounds[0], rounds[3], rounds[2]];
+    expect(tracingCost(onFirst, noop)).toEqual(tracingCost(rounds, noop));
   });
 
   test("the API calls per order are every service process's counts over the round's orders", () => {

@@ -211,8 +211,6 @@ interface TracedStack {
   placed: number;
   /** Orders placed on it while it traced (warm-ups too): the traces its spans belong to. */
   placedTraced: number;
-  /** Each service's NODE_OPTIONS as it ran before the scenario. */
-  nodeOptions: Map<StackService, string | undefined>;
 }
 
 /** A side's figures of one round. */
@@ -225,8 +223,7 @@ async function tracedStack(name: TracedStack['name'], stack: Stack, connections:
   log(`stack ${name}: signing up ${connections} buyers`);
   const buyers = await signUpBuyers(stack, 'tracing', connections);
   await firstOrder(buyers[0], store, hot);
-  const nodeOptions = new Map(Object.values(stack.instances).flat().map((service) => [service, service.variable('NODE_OPTIONS')]));
-  return { name, stack, sink, store, hot, buyers, placed: 1, placedTraced: 0, nodeOptions };
+  return { name, stack, sink, store, hot, buyers, placed: 1, placedTraced: 0 };
 }
 
 /**
@@ -250,6 +247,8 @@ export const tracing: Scenario = {
   title: 'CPU per order of the submit load, tracing off vs on at 10 % sampling (two stacks at once)',
   async run({ stack, settings, log, startTwin }: BenchContext): Promise<ScenarioResult> {
     const restore = Object.fromEntries(TRACING_VARIABLES.map((name) => [name, process.env[name]]));
+    /** Each service of the first stack's NODE_OPTIONS as it ran before the scenario. */
+    const nodeOptions = new Map(Object.values(stack.instances).flat().map((service) => [service, service.variable('NODE_OPTIONS')]));
     const countDir = mkdtempSync(join(tmpdir(), 'pasar-otel-count-'));
     const sides: TracedStack[] = [];
     let twin: Stack | undefined;
@@ -257,10 +256,9 @@ export const tracing: Scenario = {
     // "on" processes flush their spans as they stop, the counting round's write their counts
     let restored = false;
     const restoreServices = async () => {
-      if (restored || sides.length === 0) return;
+      if (restored) return;
       restored = true;
-      const [first] = sides;
-      await restartServices(first.stack, (service) => ({ ...restore, NODE_OPTIONS: first.nodeOptions.get(service), BENCH_OTEL_COUNT_DIR: undefined }));
+      await restartServices(stack, (service) => ({ ...restore, NODE_OPTIONS: nodeOptions.get(service), BENCH_OTEL_COUNT_DIR: undefined }));
     };
     try {
       sides.push(await tracedStack('A', stack, settings.connections, log));
@@ -302,7 +300,7 @@ export const tracing: Scenario = {
           await Promise.all(sides.map((side) => everyShipment(side.stack, side.store.storeId, side.placed)));
           await Promise.all(sides.map((side) => analyzeStack(side.stack)));
           for (let r = 0; r < ROUNDS_PER_HALF; r += 1) {
-            const n = infrastructureByRound.length + 1;
+            const n = rounds.length / 2 + 1;
             const stockBefore = await Promise.all(sides.map((side) => stockOf(side.store.vendor, side.hot)));
             const spansBefore = sides.map((side) => side.sink.spanCount());
             const cpuBefore = sides.map((side) => readStack(side.stack));
@@ -330,10 +328,10 @@ export const tracing: Scenario = {
               pair.push({ tracing: mode, stack: side.name, created: figures.created, cpuMs: figures.cpuMs, figures, spans });
               log(`round ${n} stack ${side.name} tracing ${mode}: ${figures.ordersPerSecond} orders/s, p99 ${figures.p99Ms} ms, cpu ms/order ${figures.cpuMsPerOrder} (${perOrderByService(figures)}), ${spans} spans received`);
             }
-            // off first, then on: tracingCost pairs them round by round
-            rounds.push(...pair.sort((a, b) => (a.tracing === b.tracing ? 0 : a.tracing === 'off' ? -1 : 1)));
+            // tracingCost pairs each round's off side with its on side
+            rounds.push(...pair);
             const orders = pair.reduce((sum, side) => sum + side.created, 0);
-            log(`round ${n}: on/off ${round(pair[1].cpuMs / pair[1].created / (pair[0].cpuMs / pair[0].created), 4)}; both stacks (${Object.entries(infrastructure).map(([name, ms]) => `${name} ${round(ms / orders, 2)}`).join(', ')} ms/order)`);
+            log(`round ${n}: on/off ${tracingCost(pair).onOverOff}; both stacks (${Object.entries(infrastructure).map(([name, ms]) => `${name} ${round(ms / orders, 2)}`).join(', ')} ms/order)`);
           }
         } finally {
           for (const client of clients) client.close();
@@ -346,7 +344,7 @@ export const tracing: Scenario = {
       await restartServices(first.stack, (service) => ({
         ...environmentFor('off', first.sink),
         BENCH_OTEL_COUNT_DIR: countDir,
-        NODE_OPTIONS: [first.nodeOptions.get(service), preload].filter(Boolean).join(' '),
+        NODE_OPTIONS: [nodeOptions.get(service), preload].filter(Boolean).join(' '),
       }));
       const client = new LeanClient(first.stack.gatewayUrl);
       let counted: number;
@@ -359,7 +357,7 @@ export const tracing: Scenario = {
       await everyShipment(first.stack, first.store.storeId, first.placed);
       await restoreServices();
       const counts = readdirSync(countDir).map((file) => JSON.parse(readFileSync(join(countDir, file), 'utf8')) as Partial<Record<NoopCallKind, number>>);
-      if (counts.length !== first.nodeOptions.size) throw new Error(`${counts.length} of ${first.nodeOptions.size} service processes wrote their API call counts`);
+      if (counts.length !== nodeOptions.size) throw new Error(`${counts.length} of ${nodeOptions.size} service processes wrote their API call counts`);
       const noop: NoopCalls = { perOrder: noopCallsPerOrder(counts, counted), nsPerCall: timeNoopCalls() };
 
       // the second stack's last "on" processes flush their spans as they stop
