@@ -80,20 +80,28 @@ const prismaWasmFromFile = {
 };
 
 /**
- * The OpenTelemetry SDK and instrumentations (about 4 MB) load only when tracing is on
- * (packages/service-kit/src/trace.ts imports them dynamically): they go to dist/tracing-sdk.js,
- * so a service without tracing neither parses nor keeps their source.
+ * The OpenTelemetry SDK and instrumentations load only when tracing is on
+ * (packages/service-kit/src/trace.ts imports these packages dynamically): they go to one bundle,
+ * dist/tracing-sdk.js (so the packages they share are there once), which exports each package as a
+ * namespace of its own; each dynamic import becomes `dist/tracing-sdk-<n>.js`, which answers its
+ * package's namespace. A service without tracing neither parses nor keeps their source.
  */
-const TRACING_SDK = {
-  '@opentelemetry/sdk-node': ['NodeSDK'],
-  '@opentelemetry/instrumentation-express': ['ExpressInstrumentation', 'ExpressLayerType'],
-  '@opentelemetry/instrumentation-pg': ['PgInstrumentation'],
-  '@opentelemetry/core': ['W3CTraceContextPropagator'],
-};
+const TRACING_SDK = [
+  '@opentelemetry/sdk-trace-node',
+  '@opentelemetry/resources',
+  '@opentelemetry/core',
+  '@opentelemetry/instrumentation',
+  '@opentelemetry/instrumentation-express',
+  '@opentelemetry/instrumentation-pg',
+  '@opentelemetry/exporter-trace-otlp-proto',
+  '@opentelemetry/exporter-trace-otlp-http',
+];
 const tracingSdkApart = {
   name: 'tracing-sdk-apart',
   setup(b) {
-    b.onResolve({ filter: /^@opentelemetry\// }, (args) => (args.kind === 'dynamic-import' && args.path in TRACING_SDK ? { path: './tracing-sdk.js', external: true } : undefined));
+    b.onResolve({ filter: /^@opentelemetry\// }, (args) =>
+      args.kind === 'dynamic-import' && TRACING_SDK.includes(args.path) ? { path: `./tracing-sdk-${TRACING_SDK.indexOf(args.path)}.js`, external: true } : undefined,
+    );
   },
 };
 
@@ -125,7 +133,7 @@ const result = await build({
 });
 await build({
   stdin: {
-    contents: Object.entries(TRACING_SDK).map(([pkg, names]) => `export { ${names.join(', ')} } from '${pkg}';`).join('\n'),
+    contents: TRACING_SDK.map((pkg, n) => `export * as p${n} from '${pkg}';`).join('\n'),
     resolveDir: join(root, 'packages', 'service-kit'),
     loader: 'js',
   },
@@ -141,6 +149,12 @@ await build({
   logLevel: 'warning',
 });
 
+// one `exports.<name> = ` line per export: node's import() of a CommonJS file finds its names in such lines
+const tracingSdk = createRequire(import.meta.url)(join(out, 'dist', 'tracing-sdk.js'));
+TRACING_SDK.forEach((_pkg, n) => {
+  const names = Object.keys(tracingSdk[`p${n}`]).filter((name) => name !== 'default');
+  writeFileSync(join(out, 'dist', `tracing-sdk-${n}.js`), [`const p = require('./tracing-sdk.js').p${n};`, ...names.map((name) => `exports.${name} = p.${name};`)].join('\n') + '\n');
+});
 cpSync(join(root, 'scripts', 'healthcheck.sh'), join(out, 'dist', 'healthcheck.sh'));
 
 cpSync(join(appDir, 'prisma', 'migrations'), join(out, 'prisma', 'migrations'), { recursive: true });

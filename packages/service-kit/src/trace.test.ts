@@ -3,7 +3,7 @@ import type { RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startOtlpReceiver, type ReceivedSpan } from '@pasar/testkit';
-import { activeTraceId, activeTraceparent, isTracingConfigured, startTracing, traceLogFields, tracedRequests } from './trace';
+import { activeTraceId, activeTraceparent, isTracingConfigured, resourceDetectorsFrom, startTracing, traceExportersFrom, traceLogFields, tracedRequests } from './trace';
 
 const run = promisify(execFile);
 
@@ -31,10 +31,10 @@ describe('tracing on: what goes to the endpoint', () => {
   /**
    * A process that starts tracing (as a service's main.ts does) to an OTLP/HTTP receiver of the
    * test's with `extra` variables, records a span and a counter and stops: the receiver's requests
-   * by path. (In a process of its own: the SDK's exporters load their HTTP code dynamically, which
-   * jest's module sandbox refuses.)
+   * by path, the spans (decoded when in JSON) and what the process wrote to stderr. (In a process of its own: the SDK's exporters
+   * load their HTTP code dynamically, which jest's module sandbox refuses.)
    */
-  async function exportsWith(extra: Record<string, string>): Promise<Record<string, number>> {
+  async function exportsWith(extra: Record<string, string>): Promise<{ requests: Record<string, number>; spanCount: number; spans: ReceivedSpan[]; stderr: string }> {
     const receiver = await startOtlpReceiver();
     const script = [
       `const { metrics, trace } = require('@opentelemetry/api');`,
@@ -47,17 +47,63 @@ describe('tracing on: what goes to the endpoint', () => {
     ].join('\n');
     try {
       const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'always_on', ...extra };
-      await run(process.execPath, ['--import', 'tsx', '-e', script], { env, cwd: __dirname });
+      const { stderr } = await run(process.execPath, ['--import', 'tsx', '-e', script], { env, cwd: __dirname });
+      return { requests: receiver.requests(), spanCount: receiver.spanCount(), spans: [...receiver.spans], stderr };
     } finally {
       await receiver.close();
     }
-    return receiver.requests();
   }
 
-  it('sends traces only, unless the metrics exporter is asked for', async () => {
-    expect(await exportsWith({})).toEqual({ '/v1/traces': 1 });
-    expect(await exportsWith({ OTEL_METRICS_EXPORTER: 'otlp' })).toEqual({ '/v1/traces': 1, '/v1/metrics': 1 });
+  it('sends traces only, in protobuf or JSON, with the service name; metrics asked for are ignored, with a warning', async () => {
+    const protobuf = await exportsWith({});
+    expect(protobuf.requests).toEqual({ '/v1/traces': 1 });
+    expect(protobuf.spanCount).toBe(1);
+    expect(protobuf.stderr).toBe('');
+    const json = await exportsWith({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'renamed' });
+    expect(json.spans.map((s) => [s.name, s.service])).toEqual([['work', 'renamed']]);
+    const withMetrics = await exportsWith({ OTEL_METRICS_EXPORTER: 'otlp' });
+    expect(withMetrics.requests).toEqual({ '/v1/traces': 1 });
+    expect(withMetrics.stderr).toContain('OTEL_METRICS_EXPORTER=otlp is ignored');
   }, 60_000);
+
+  it('sends nothing with OTEL_TRACES_EXPORTER=none, and refuses to start with an exporter or protocol it cannot honour', async () => {
+    expect((await exportsWith({ OTEL_TRACES_EXPORTER: 'none' })).requests).toEqual({});
+    await expect(exportsWith({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).rejects.toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported/);
+  }, 60_000);
+});
+
+describe('the exporters and resource detectors the variables ask for', () => {
+  it.each([
+    [{}, ['otlp-protobuf']],
+    [{ OTEL_TRACES_EXPORTER: 'otlp' }, ['otlp-protobuf']],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, ['otlp-json']],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }, ['otlp-protobuf']],
+    [{ OTEL_TRACES_EXPORTER: 'otlp, console, otlp' }, ['otlp-protobuf', 'console']],
+    [{ OTEL_TRACES_EXPORTER: 'none' }, []],
+  ])('%p → %p', (env, kinds) => {
+    expect(traceExportersFrom(env as NodeJS.ProcessEnv)).toEqual(kinds);
+  });
+
+  it.each([
+    [{ OTEL_TRACES_EXPORTER: 'zipkin' }, 'OTEL_TRACES_EXPORTER=zipkin is not supported'],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported'],
+    [{ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/xml' }, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/xml is not supported'],
+  ])('%p is refused', (env, message) => {
+    expect(() => traceExportersFrom(env as NodeJS.ProcessEnv)).toThrow(message);
+  });
+
+  it.each([
+    [{}, ['env', 'process', 'host']],
+    [{ OTEL_NODE_RESOURCE_DETECTORS: 'all' }, ['env', 'process', 'host', 'os', 'serviceinstance']],
+    [{ OTEL_NODE_RESOURCE_DETECTORS: 'none' }, []],
+    [{ OTEL_NODE_RESOURCE_DETECTORS: 'env, os' }, ['env', 'os']],
+  ])('resource detectors %p → %p', (env, names) => {
+    expect(resourceDetectorsFrom(env as NodeJS.ProcessEnv)).toEqual(names);
+  });
+
+  it('refuses an unknown resource detector, naming the variable', () => {
+    expect(() => resourceDetectorsFrom({ OTEL_NODE_RESOURCE_DETECTORS: 'env,gcp' })).toThrow('OTEL_NODE_RESOURCE_DETECTORS: unknown detector gcp');
+  });
 });
 
 describe('HTTP server and client spans', () => {
