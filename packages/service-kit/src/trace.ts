@@ -98,9 +98,9 @@ type ResourceDetectorName = (typeof RESOURCE_DETECTORS)[number];
  * Traces only, from the trace SDK's own packages (the tracer provider with its context manager,
  * the batch span processor, the OTLP exporter of the chosen protocol, the resource detectors), not
  * @opentelemetry/sdk-node. That one loads every signal's SDK and every exporter whatever the
- * variables ask (about 2,100 modules and 19 MB of heap, against 400 and 4 MB), and a heap that
- * much larger made every service's garbage collection dearer: loaded alone, unused, it cost 4 % of
- * the CPU per order (npm run bench -- --only tracing). The variables keep their documented
+ * variables ask (2,107 modules and 18.9 MB of heap, against 314 and 3.6 MB): loaded alone and
+ * never started, it cost 4 % of the services' CPU per order (npm run bench -- --only tracing;
+ * docs/performance.md), most likely in garbage collection of the larger heap. The variables keep their documented
  * meaning: the sampler, span limits and OTEL_BSP_* through the provider and processor, the
  * endpoint, headers, timeout and compression through the exporter, the service name and
  * OTEL_RESOURCE_ATTRIBUTES through the env detector, OTEL_LOG_LEVEL. Metrics and logs are not
