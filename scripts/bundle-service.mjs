@@ -7,7 +7,8 @@
 //                         (the generated Prisma client and its runtime included), one CommonJS file
 //   dist/migrate.js       applies the migrations and exits (packages/service-kit/src/migrate-main.ts)
 //   dist/healthcheck.sh   the image's HEALTHCHECK: GET /readyz with bash (scripts/healthcheck.sh)
-//   dist/tracing-sdk.js   the OpenTelemetry SDK, loaded only when tracing is on
+//   dist/tracing-sdk.js   the OpenTelemetry SDK, loaded only when tracing is on, through
+//   dist/otel-*.js        one facade per package the service imports dynamically
 //   dist/*.wasm           Prisma's query compiler, read from the file rather than kept as source
 //   prisma/migrations/    the service's migrations   (its code reads <dist>/../prisma/migrations)
 //   migrations/           @pasar/bus's migrations    (<dist>/../migrations)
@@ -81,27 +82,23 @@ const prismaWasmFromFile = {
 
 /**
  * The OpenTelemetry SDK and instrumentations load only when tracing is on
- * (packages/service-kit/src/trace.ts imports these packages dynamically): they go to one bundle,
- * dist/tracing-sdk.js (so the packages they share are there once), which exports each package as a
- * namespace of its own; each dynamic import becomes `dist/tracing-sdk-<n>.js`, which answers its
- * package's namespace. A service without tracing neither parses nor keeps their source.
+ * (packages/service-kit/src/trace.ts imports them dynamically). Every dynamic import of an
+ * `@opentelemetry/` package, as the build meets it, becomes a small `dist/otel-<package>.js`
+ * that answers that package from one bundle of them all, `dist/tracing-sdk.js` (so what they
+ * share is there once). A service without tracing neither parses nor keeps their source.
  */
-const TRACING_SDK = [
-  '@opentelemetry/sdk-trace-node',
-  '@opentelemetry/resources',
-  '@opentelemetry/core',
-  '@opentelemetry/instrumentation',
-  '@opentelemetry/instrumentation-express',
-  '@opentelemetry/instrumentation-pg',
-  '@opentelemetry/exporter-trace-otlp-proto',
-  '@opentelemetry/exporter-trace-otlp-http',
-];
+const tracingPackages = new Set();
+const tracingName = (pkg) => pkg.replace('@opentelemetry/', '');
+/** A package's namespace in tracing-sdk.js: its name as an identifier. */
+const identifierOf = (pkg) => tracingName(pkg).replace(/[^A-Za-z0-9]/g, '_');
 const tracingSdkApart = {
   name: 'tracing-sdk-apart',
   setup(b) {
-    b.onResolve({ filter: /^@opentelemetry\// }, (args) =>
-      args.kind === 'dynamic-import' && TRACING_SDK.includes(args.path) ? { path: `./tracing-sdk-${TRACING_SDK.indexOf(args.path)}.js`, external: true } : undefined,
-    );
+    b.onResolve({ filter: /^@opentelemetry\// }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      tracingPackages.add(args.path);
+      return { path: `./otel-${tracingName(args.path)}.js`, external: true };
+    });
   },
 };
 
@@ -133,7 +130,7 @@ const result = await build({
 });
 await build({
   stdin: {
-    contents: TRACING_SDK.map((pkg, n) => `export * as p${n} from '${pkg}';`).join('\n'),
+    contents: [...tracingPackages].sort().map((pkg) => `export * as ${identifierOf(pkg)} from '${pkg}';`).join('\n'),
     resolveDir: join(root, 'packages', 'service-kit'),
     loader: 'js',
   },
@@ -151,10 +148,11 @@ await build({
 
 // one `exports.<name> = ` line per export: node's import() of a CommonJS file finds its names in such lines
 const tracingSdk = createRequire(import.meta.url)(join(out, 'dist', 'tracing-sdk.js'));
-TRACING_SDK.forEach((_pkg, n) => {
-  const names = Object.keys(tracingSdk[`p${n}`]).filter((name) => name !== 'default');
-  writeFileSync(join(out, 'dist', `tracing-sdk-${n}.js`), [`const p = require('./tracing-sdk.js').p${n};`, ...names.map((name) => `exports.${name} = p.${name};`)].join('\n') + '\n');
-});
+for (const pkg of tracingPackages) {
+  const names = Object.keys(tracingSdk[identifierOf(pkg)]).filter((name) => name !== 'default');
+  const lines = [`const p = require('./tracing-sdk.js').${identifierOf(pkg)};`, ...names.map((name) => `exports.${name} = p.${name};`)];
+  writeFileSync(join(out, 'dist', `otel-${tracingName(pkg)}.js`), `${lines.join('\n')}\n`);
+}
 cpSync(join(root, 'scripts', 'healthcheck.sh'), join(out, 'dist', 'healthcheck.sh'));
 
 cpSync(join(appDir, 'prisma', 'migrations'), join(out, 'prisma', 'migrations'), { recursive: true });

@@ -3,6 +3,7 @@ import type { RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startOtlpReceiver, type ReceivedSpan } from '@pasar/testkit';
+import { ConfigError } from './config';
 import { activeTraceId, activeTraceparent, isTracingConfigured, resourceDetectorsFrom, startTracing, traceExportersFrom, traceLogFields, tracedRequests } from './trace';
 
 const run = promisify(execFile);
@@ -90,6 +91,7 @@ describe('the exporters and resource detectors the variables ask for', () => {
     [{ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/xml' }, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/xml is not supported'],
   ])('%p is refused', (env, message) => {
     expect(() => traceExportersFrom(env as NodeJS.ProcessEnv)).toThrow(message);
+    expect(() => traceExportersFrom(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
   });
 
   it.each([
@@ -103,6 +105,7 @@ describe('the exporters and resource detectors the variables ask for', () => {
 
   it('refuses an unknown resource detector, naming the variable', () => {
     expect(() => resourceDetectorsFrom({ OTEL_NODE_RESOURCE_DETECTORS: 'env,gcp' })).toThrow('OTEL_NODE_RESOURCE_DETECTORS: unknown detector gcp');
+    expect(() => resourceDetectorsFrom({ OTEL_NODE_RESOURCE_DETECTORS: 'env,gcp' })).toThrow(ConfigError);
   });
 });
 

@@ -26,6 +26,7 @@ import { DiagConsoleLogger, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, dia
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 // the module, not @pasar/bus's index: that loads pg, which must load after the instrumentations
 import { contextWith, propagatingUnsampled, traceContextOf } from '@pasar/bus/src/trace';
+import { ConfigError } from './config';
 
 export interface TracingHandle {
   /** Flushes the spans still buffered and stops the SDK. */
@@ -63,33 +64,39 @@ export type TraceExporterKind = 'otlp-protobuf' | 'otlp-json' | 'console';
  * would drop every span without a word.
  */
 export function traceExportersFrom(env: NodeJS.ProcessEnv): TraceExporterKind[] {
-  const names = [...new Set((env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim()).filter(Boolean))];
+  const names = [...new Set(listOf(env.OTEL_TRACES_EXPORTER))];
   if (names.length === 1 && names[0] === 'none') return [];
   return (names.length === 0 ? ['otlp'] : names).map((name): TraceExporterKind => {
     if (name === 'console') return 'console';
-    if (name !== 'otlp') throw new Error(`OTEL_TRACES_EXPORTER=${name} is not supported: use otlp, console or none`);
+    if (name !== 'otlp') throw new ConfigError(`OTEL_TRACES_EXPORTER=${name} is not supported: use otlp, console or none`);
     const variable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
     const protocol = env[variable]?.trim() || 'http/protobuf';
     if (protocol === 'http/protobuf') return 'otlp-protobuf';
     if (protocol === 'http/json') return 'otlp-json';
-    throw new Error(`${variable}=${protocol} is not supported: use http/protobuf or http/json`);
+    throw new ConfigError(`${variable}=${protocol} is not supported: use http/protobuf or http/json`);
   });
 }
 
+/** A comma-separated list variable's entries, trimmed, the empty ones dropped (OpenTelemetry's list variables). */
+function listOf(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+}
+
+/** The resource detectors the Node SDK knows, by the names OTEL_NODE_RESOURCE_DETECTORS uses. */
+const RESOURCE_DETECTORS = ['env', 'process', 'host', 'os', 'serviceinstance'] as const;
+type ResourceDetectorName = (typeof RESOURCE_DETECTORS)[number];
+
 /** The resource detectors OTEL_NODE_RESOURCE_DETECTORS names (as the Node SDK reads it; default env, process and host). */
 export function resourceDetectorsFrom(env: NodeJS.ProcessEnv): ResourceDetectorName[] {
-  const names = (env.OTEL_NODE_RESOURCE_DETECTORS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const names = listOf(env.OTEL_NODE_RESOURCE_DETECTORS);
   if (names.length === 0) return ['env', 'process', 'host'];
   if (names.includes('all')) return [...RESOURCE_DETECTORS];
   if (names.includes('none')) return [];
   for (const name of names) {
-    if (!(RESOURCE_DETECTORS as readonly string[]).includes(name)) throw new Error(`OTEL_NODE_RESOURCE_DETECTORS: unknown detector ${name} (use ${RESOURCE_DETECTORS.join(', ')}, all or none)`);
+    if (!(RESOURCE_DETECTORS as readonly string[]).includes(name)) throw new ConfigError(`OTEL_NODE_RESOURCE_DETECTORS: unknown detector ${name} (use ${RESOURCE_DETECTORS.join(', ')}, all or none)`);
   }
   return names as ResourceDetectorName[];
 }
-
-const RESOURCE_DETECTORS = ['env', 'process', 'host', 'os', 'serviceinstance'] as const;
-type ResourceDetectorName = (typeof RESOURCE_DETECTORS)[number];
 
 /**
  * Starts tracing when configured (see the module comment); undefined when not. Call it first in
