@@ -73,7 +73,10 @@ function signedFor(secret: string, callers: Callers, c: DifferentialCase): Recor
   const target = { method: c.method, path: c.path, bodySha256: c.body ? bodySha256(c.body) : EMPTY_BODY_SHA256 };
   const now = c.credentials === 'expired' ? Date.now() - 120_000 : undefined;
   const headers = signIdentityHeaders(secret, target, identity, DIFFERENTIAL_REQUEST_ID, now);
-  if (c.credentials === 'bad') return { ...headers, 'x-pasar-sig': `${headers['x-pasar-sig'].slice(0, -2)}00` };
+  // another first hex digit: always a different signature (overwriting the last two with 00 left
+  // one in 256 signatures as it was, and that case then passed the identity check)
+  const sig = headers['x-pasar-sig'];
+  if (c.credentials === 'bad') return { ...headers, 'x-pasar-sig': `${sig[0] === '0' ? '1' : '0'}${sig.slice(1)}` };
   return headers;
 }
 
