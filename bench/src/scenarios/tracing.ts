@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT_CONTEXT, SpanKind, context, propagation, trace } from '@opentelemetry/api';
-import { contextWith, currentTraceHeaders } from '@pasar/bus/src/trace';
+import { startHandling } from '@pasar/bus/src/trace';
 import { activeTraceparent } from '@pasar/service-kit/src/trace';
 import type { OpenedStore, Stack, StackService } from '@pasar/stack';
 import { startOtlpReceiver, type OtlpReceiver } from '@pasar/testkit';
@@ -164,10 +164,10 @@ function nsPerCall(call: () => unknown, calls = 200_000, batches = 5): number {
 
 /**
  * The time of each kind of API call with no SDK loaded (this process registers none), through the
- * helper that makes it: activeTraceparent (context.active and the span lookup; as activeTraceId and
- * traceLogFields), currentTraceHeaders (inject), the bus's extract from a message's headers, and a
- * consumer span started, its context made (the bus's contextWith) and entered, and the span ended
- * around nothing: what inMessageSpan does, but for its promise.
+ * helper that makes it: activeTraceparent (context.active and the span lookup; as activeTraceId,
+ * traceLogFields and the bus's currentTraceHeaders), the API's inject, the bus's extract from a message's headers, and a
+ * consumer span started with its context (the bus's startHandling), the context entered around
+ * nothing: what inMessageSpan does, but for its promise.
  */
 export function timeNoopCalls(): Record<NoopCallKind, number> {
   const tracer = trace.getTracer('@pasar/bus');
@@ -175,11 +175,11 @@ export function timeNoopCalls(): Record<NoopCallKind, number> {
   const attributes = { 'messaging.message.id': 'x', 'messaging.system': 'nats' };
   return {
     contextActive: nsPerCall(() => activeTraceparent()),
-    inject: nsPerCall(() => currentTraceHeaders()),
+    inject: nsPerCall(() => propagation.inject(ROOT_CONTEXT, {})),
     extract: nsPerCall(() => propagation.extract(ROOT_CONTEXT, {})),
     startSpan: nsPerCall(() => {
-      const span = tracer.startSpan('x process', { kind: SpanKind.CONSUMER, attributes }, ROOT_CONTEXT);
-      context.with(contextWith(span, ROOT_CONTEXT), () => span.end());
+      const handling = startHandling('x process', SpanKind.CONSUMER, ROOT_CONTEXT, () => attributes);
+      context.with(handling.context, () => handling.span?.end());
     }),
   };
 }

@@ -216,7 +216,7 @@ class MessageSettler<E extends EventContract> {
   async settle(delivery: Delivery<E>, work: () => Promise<void>): Promise<void> {
     const { msg, envelope } = delivery;
     try {
-      await inMessageSpan(`${envelope.type} process`, msg.headers, messageAttributes(msg, envelope, this.durable), () => keepingAlive([msg], work));
+      await inMessageSpan(`${envelope.type} process`, msg.headers, () => messageAttributes(msg, envelope, this.durable), () => keepingAlive([msg], work));
       msg.ack();
     } catch (err) {
       if (err instanceof PermanentFailure) return this.park(msg, envelope, err);

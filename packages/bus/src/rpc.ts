@@ -26,7 +26,7 @@ export function serveRpc<R extends RpcContract>(
         bus.log.error({ err, subject }, 'rpc subscription error');
         return;
       }
-      const attributes = { 'messaging.system': 'nats', 'messaging.operation.type': 'process', 'messaging.destination.name': contract.subject };
+      const attributes = () => ({ 'messaging.system': 'nats', 'messaging.operation.type': 'process', 'messaging.destination.name': contract.subject });
       void inMessageSpan(`${contract.subject} process`, msg.headers, attributes, () => answer(bus, contract, handler, msg));
     },
   });

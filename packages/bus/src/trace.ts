@@ -13,13 +13,12 @@ import {
   createContextKey,
   propagation,
   trace,
+  type Attributes,
   type Context,
   type Link,
   type Span,
   type SpanContext,
-  type SpanOptions,
   type TextMapGetter,
-  type TextMapPropagator,
 } from '@opentelemetry/api';
 import type { MsgHdrs } from '@nats-io/transport-node';
 
@@ -36,14 +35,31 @@ const tracer = () => trace.getTracer('@pasar/bus');
  * ours instead of as a span: the instrumentations (pg's span per query, express's per route) do
  * nothing where the context holds no span, so an unsampled request or message costs them nothing,
  * where a non-recording span would make them build a name, attributes and callbacks per query.
- * `contextWith` makes such a context, `traceContextOf` reads either kind, and the propagator
- * service-kit registers (`propagatingUnsampled`) injects either kind.
+ * `startHandling` makes such a context, `traceContextOf` reads either kind, and `traceHeadersOf`
+ * carries either kind on.
  */
 const UNSAMPLED = createContextKey('pasar unsampled trace');
 
-/** The context to handle `span`'s work in: the span's own when it records, else its trace context alone (see UNSAMPLED). */
-export function contextWith(span: Span, parent: Context): Context {
-  return span.isRecording() ? trace.setSpan(parent, span) : trace.deleteSpan(parent).setValue(UNSAMPLED, span.spanContext());
+/** A request's or message's work, started by `startHandling`. */
+export interface Handling {
+  /** The context to run the work in: its span's when the span records, else its trace context alone (see UNSAMPLED). */
+  context: Context;
+  /** Its trace context (what `traceresponse` names and what it sends carries), sampled or not. */
+  traceContext: SpanContext;
+  /** Its span, only when it records (sampled): the caller ends it. */
+  span?: Span;
+}
+
+/**
+ * Starts the span of a request's or message's work under `parent` (its extracted remote context,
+ * or the root). `attributes` are set only on a span that records: an unsampled one would build
+ * them for nothing (the samplers the variables choose do not read them).
+ */
+export function startHandling(name: string, kind: SpanKind, parent: Context, attributes?: () => Attributes, links?: Link[]): Handling {
+  const span = tracer().startSpan(name, { kind, links }, parent);
+  if (!span.isRecording()) return { context: trace.deleteSpan(parent).setValue(UNSAMPLED, span.spanContext()), traceContext: span.spanContext() };
+  if (attributes) span.setAttributes(attributes());
+  return { context: trace.setSpan(parent, span), traceContext: span.spanContext(), span };
 }
 
 /** The trace context of `ctx` (by default the active one): its span's or its unsampled trace's; undefined when nothing is traced. */
@@ -52,23 +68,25 @@ export function traceContextOf(ctx: Context = context.active()): SpanContext | u
   return spanContext && trace.isSpanContextValid(spanContext) ? spanContext : undefined;
 }
 
-/** `propagator` (W3C trace context), which also injects the trace context of an unsampled trace's context (see UNSAMPLED). */
-export function propagatingUnsampled(propagator: TextMapPropagator): TextMapPropagator {
-  return {
-    inject(ctx, carrier, setter) {
-      const unsampled = trace.getSpan(ctx) ? undefined : (ctx.getValue(UNSAMPLED) as SpanContext | undefined);
-      propagator.inject(unsampled ? trace.setSpanContext(ctx, unsampled) : ctx, carrier, setter);
-    },
-    extract: (ctx, carrier, getter) => propagator.extract(ctx, carrier, getter),
-    fields: () => propagator.fields(),
-  };
+/** W3C's `traceparent` of a trace context: `00-<trace id>-<span id>-<flags>`. */
+export function traceparentOf({ traceId, spanId, traceFlags }: SpanContext): string {
+  return `00-${traceId}-${spanId}-0${traceFlags.toString(16)}`;
+}
+
+/**
+ * The headers of W3C trace context that carry `spanContext` (sampled or not) to the next service:
+ * `traceparent`, and `tracestate` when there is one. Made here rather than by the registered
+ * propagator, which reads a span from a context: an unsampled trace's context holds none.
+ */
+export function traceHeadersOf(spanContext: SpanContext): Record<string, string> {
+  const traceState = spanContext.traceState?.serialize();
+  return traceState ? { traceparent: traceparentOf(spanContext), tracestate: traceState } : { traceparent: traceparentOf(spanContext) };
 }
 
 /** The active trace context as headers (empty when tracing is off or nothing is being traced). */
 export function currentTraceHeaders(): Record<string, string> {
-  const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
-  return carrier;
+  const active = traceContextOf();
+  return active ? traceHeadersOf(active) : {};
 }
 
 /** Copies the trace headers of `from` (an outbox row's stored headers, or the active context) onto a NATS message's. */
@@ -86,10 +104,11 @@ const natsGetter: TextMapGetter<MsgHdrs | undefined> = {
 
 /**
  * Runs `work` in a consumer span named `<event type> process` (OpenTelemetry's messaging
- * convention) that continues the message's trace, with the message id as an attribute.
+ * convention) that continues the message's trace, with `attributes` (the message id among them)
+ * when the span records.
  */
-export function inMessageSpan<T>(name: string, headers: MsgHdrs | undefined, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T> {
-  return inConsumerSpan(name, { attributes }, propagation.extract(ROOT_CONTEXT, headers, natsGetter), work);
+export function inMessageSpan<T>(name: string, headers: MsgHdrs | undefined, attributes: () => Attributes, work: () => Promise<T>): Promise<T> {
+  return inConsumerSpan(startHandling(name, SpanKind.CONSUMER, propagation.extract(ROOT_CONTEXT, headers, natsGetter), attributes), work);
 }
 
 /**
@@ -102,13 +121,12 @@ export function inBatchSpan<T>(name: string, messages: { headers: MsgHdrs | unde
     const spanContext = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, message.headers, natsGetter));
     if (spanContext) links.push({ context: spanContext, attributes: { 'messaging.message.id': message.id } });
   }
-  return inConsumerSpan(name, { attributes: { 'messaging.batch.message_count': messages.length }, links }, ROOT_CONTEXT, work);
+  return inConsumerSpan(startHandling(name, SpanKind.CONSUMER, ROOT_CONTEXT, () => ({ 'messaging.batch.message_count': messages.length }), links), work);
 }
 
-/** Runs `work` in a CONSUMER span under `parent`, in the context `contextWith` gives it; the span ends with the work. */
-function inConsumerSpan<T>(name: string, options: Pick<SpanOptions, 'attributes' | 'links'>, parent: Context, work: () => Promise<T>): Promise<T> {
-  const span = tracer().startSpan(name, { ...options, kind: SpanKind.CONSUMER }, parent);
-  return context.with(contextWith(span, parent), ended<T>, undefined, span, work);
+/** Runs `work` in the context of `handling`; its span, if any, ends with the work. */
+function inConsumerSpan<T>(handling: Handling, work: () => Promise<T>): Promise<T> {
+  return handling.span ? context.with(handling.context, ended<T>, undefined, handling.span, work) : context.with(handling.context, work);
 }
 
 async function ended<T>(span: Span, work: () => Promise<T>): Promise<T> {

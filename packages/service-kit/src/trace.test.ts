@@ -128,7 +128,7 @@ describe('HTTP server and client spans', () => {
   }
 
   /** test/traced-service.ts with `extra` variables, sent `requests` (and `messages`, as traceparents): its answers, log lines and the spans it exported. */
-  async function serve(requests: { path: string; traceparent?: string; slowBody?: boolean }[], extra: Record<string, string>, messages: string[] = []): Promise<Run> {
+  async function serve(requests: { path: string; traceparent?: string; tracestate?: string; slowBody?: boolean }[], extra: Record<string, string>, messages: string[] = []): Promise<Run> {
     const receiver = await startOtlpReceiver();
     try {
       const env = {
@@ -154,10 +154,16 @@ describe('HTTP server and client spans', () => {
 
   it('a sampled request: a server span named after its route, its handler in its trace after the body was read, a client span, log lines naming it', async () => {
     const { answers, lines, spans } = await serve(
-      [{ path: THING, slowBody: true }, { path: THING, traceparent: `00-${FOREIGN_TRACE}-b7ad6b7169203331-01` }, { path: THING, traceparent: 'garbage' }, { path: '/healthz' }],
+      [
+        { path: THING, slowBody: true },
+        { path: THING, traceparent: `00-${FOREIGN_TRACE}-b7ad6b7169203331-01` },
+        { path: THING, traceparent: 'garbage' },
+        { path: '/healthz' },
+        { path: THING, traceparent: `00-${UNSAMPLED_TRACE}-b7ad6b7169203331-00` },
+      ],
       { OTEL_TRACES_SAMPLER: 'always_on' },
     );
-    const [plain, continued, malformed, probe] = answers;
+    const [plain, continued, malformed, probe, overruled] = answers;
     expect(plain).toMatchObject({ status: 200, body: { id: '42', body: { note: 'hello' }, spanInContext: true } });
 
     // the server span is the one traceresponse names, with the route, the status and no query string
@@ -192,6 +198,11 @@ describe('HTTP server and client spans', () => {
     expect(malformed.status).toBe(200);
     expect(parts(malformed.traceresponse).traceId).not.toBe(FOREIGN_TRACE);
 
+    // always_on decides for itself: a parent that was not sampled is continued, and sampled
+    const decided = parts(overruled.traceresponse);
+    expect(decided).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: true });
+    expect(spans.find((s) => s.spanId === decided.spanId)?.parentSpanId).toBe('b7ad6b7169203331');
+
     // probes: no span, no traceresponse
     expect(probe.status).toBe(200);
     expect(probe.traceresponse).toBeNull();
@@ -201,14 +212,18 @@ describe('HTTP server and client spans', () => {
   it("an unsampled request or message records nothing, yet names its trace and passes the decision on; the gateway's setting ignores inbound context", async () => {
     const unsampledParent = `00-${UNSAMPLED_TRACE}-b7ad6b7169203331-00`;
     const sampledParent = `00-${FOREIGN_TRACE}-b7ad6b7169203331-01`;
-    const behind = await serve([{ path: THING, traceparent: unsampledParent }], {}, [unsampledParent, sampledParent]);
+    const behind = await serve([{ path: THING, traceparent: unsampledParent, tracestate: 'vendor=opaque' }], {}, [unsampledParent, sampledParent]);
     const [answer] = behind.answers;
     expect(answer.status).toBe(200);
-    expect(parts(answer.traceresponse)).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
+    // a span id of its own under the parent's trace
+    const handled = parts(answer.traceresponse);
+    expect(handled).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
+    expect(handled.spanId).not.toBe('b7ad6b7169203331');
     // no span in the handler's context, so pg's and express's instrumentations pass its queries and routes by
     expect(answer.body.spanInContext).toBe(false);
     // no span made for the call: its headers carry the request's unsampled context
-    expect(parts(answer.body.sent?.traceparent)).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
+    expect(parts(answer.body.sent?.traceparent)).toEqual({ traceId: UNSAMPLED_TRACE, spanId: handled.spanId, sampled: false });
+    expect(answer.body.sent?.tracestate).toBe('vendor=opaque');
     // the log lines still name the trace
     expect(behind.lines.find((l) => l.msg === 'handling a thing')?.trace_id).toBe(UNSAMPLED_TRACE);
 
@@ -217,6 +232,7 @@ describe('HTTP server and client spans', () => {
     const [unsampledMessage, sampledMessage] = behind.messages;
     expect(unsampledMessage.spanInContext).toBe(false);
     expect(parts(unsampledMessage.sent.traceparent)).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
+    expect(parts(unsampledMessage.sent.traceparent).spanId).not.toBe('b7ad6b7169203331');
     expect(sampledMessage.spanInContext).toBe(true);
     const consumer = parts(sampledMessage.sent.traceparent);
     expect(consumer).toMatchObject({ traceId: FOREIGN_TRACE, sampled: true });

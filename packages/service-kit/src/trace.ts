@@ -14,7 +14,7 @@
  * Here an unsampled request costs a sampler decision and one context switch: attributes and the
  * listener that ends the span only for the sampled. The request's context is entered once around
  * the handler; an unsampled request's holds its trace context but no span (the bus's
- * `contextWith`), so pg's and express's instrumentations skip its queries and routes. Nothing
+ * `startHandling`), so pg's and express's instrumentations skip its queries and routes. Nothing
  * binds the request's streams: what continues from their events must carry the context itself,
  * as promises do and the body parsers (raw-body binds its callback) do.
  *
@@ -22,10 +22,10 @@
  * loads the modules the instrumentations patch (express, pg).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { DiagConsoleLogger, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, diag, propagation, trace, type Span, type SpanContext } from '@opentelemetry/api';
+import { DiagConsoleLogger, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, diag, propagation, trace, type Span } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 // the module, not @pasar/bus's index: that loads pg, which must load after the instrumentations
-import { contextWith, propagatingUnsampled, traceContextOf } from '@pasar/bus/src/trace';
+import { startHandling, traceContextOf, traceHeadersOf, traceparentOf } from '@pasar/bus/src/trace';
 import { ConfigError } from './config';
 
 export interface TracingHandle {
@@ -146,7 +146,8 @@ export async function startTracing(service: string, options: TracingOptions = {}
     .merge(resources.detectResources({ detectors: detectorNames.map((name) => detectors[name]) }))
     .merge(resources.resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME?.trim() || service }));
   const provider = new sdk.NodeTracerProvider({ resource, spanProcessors });
-  provider.register({ propagator: propagatingUnsampled(new W3CTraceContextPropagator()) });
+  // extract only: what this process sends, the bus's traceHeadersOf makes (an unsampled trace's context holds no span to inject)
+  provider.register({ propagator: new W3CTraceContextPropagator() });
   const unregister = registerInstrumentations({
     tracerProvider: provider,
     // HTTP: tracedRequests and startHttpClientSpan below
@@ -204,7 +205,7 @@ const serverSpans = new WeakMap<ServerResponse, { span: Span; method: string }>(
  * The node server's request listener with a SERVER span per request when tracing is on (the
  * listener itself when off). The span continues an inbound `traceparent` (a malformed one is
  * ignored) unless the process does not trust inbound context (the gateway); the handler runs in
- * its context (an unsampled one's without a span: `contextWith`); the response names it in
+ * its context (an unsampled one's without a span: the bus's `startHandling`); the response names it in
  * `traceresponse`. Only a sampled span gets attributes (method, path without its query,
  * protocol, peer; status, route) and a listener to end it.
  */
@@ -215,10 +216,10 @@ export function tracedRequests(handler: RequestListener): RequestListener {
     if (UNTRACED_PATHS.has(req.url ?? '')) return handler(req, res);
     const parent = settings.trustInbound ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
     const method = req.method ?? 'GET';
-    const span = tracer().startSpan(method, { kind: SpanKind.SERVER }, parent);
-    res.setHeader('traceresponse', traceparentOf(span.spanContext()));
-    if (span.isRecording()) recordServerSpan(span, method, req, res);
-    context.with(contextWith(span, parent), handler, undefined, req, res);
+    const handling = startHandling(method, SpanKind.SERVER, parent);
+    res.setHeader('traceresponse', traceparentOf(handling.traceContext));
+    if (handling.span) recordServerSpan(handling.span, method, req, res);
+    context.with(handling.context, handler, undefined, req, res);
   };
 }
 
@@ -275,20 +276,14 @@ export class HttpClientCall {
  * closures: nothing is made per call beyond the headers.)
  */
 export function startHttpClientSpan(method: string, url: string): HttpClientCall {
-  const headers: Record<string, string> = {};
   const active = context.active();
   if (!trace.getSpan(active)?.isRecording()) {
-    propagation.inject(active, headers);
-    return new HttpClientCall(headers);
+    const traceContext = traceContextOf(active);
+    return new HttpClientCall(traceContext ? traceHeadersOf(traceContext) : {});
   }
   const query = url.indexOf('?');
   const span = tracer().startSpan(method, { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.full': query === -1 ? url : url.slice(0, query) } }, active);
-  propagation.inject(trace.setSpan(active, span), headers);
-  return new HttpClientCall(headers, span);
-}
-
-function traceparentOf({ traceId, spanId, traceFlags }: SpanContext): string {
-  return `00-${traceId}-${spanId}-0${traceFlags.toString(16)}`;
+  return new HttpClientCall(traceHeadersOf(span.spanContext()), span);
 }
 
 /**

@@ -3,7 +3,7 @@
  * their HTTP code dynamically, which jest's module sandbox refuses). It starts tracing as a
  * service's main.ts does (TRUST_INBOUND=false: as the gateway), then createService's app with one
  * express route that reads a JSON body, logs, and makes a client span; sends it the requests the
- * test gives (REQUESTS: JSON list of { path, traceparent?, slowBody? }: a slow body comes in two
+ * test gives (REQUESTS: JSON list of { path, traceparent?, tracestate?, slowBody? }: a slow body comes in two
  * chunks 50 ms apart, so the body parser finishes from a later read of the connection), handles a
  * message as a consumer does for each `traceparent` of MESSAGES (a JSON list), stops (the spans are
  * flushed) and prints the answers, the log lines and what each message's work saw as JSON.
@@ -16,6 +16,7 @@ import { startTracing } from '@pasar/service-kit/src/trace';
 interface Sent {
   path: string;
   traceparent?: string;
+  tracestate?: string;
   slowBody?: boolean;
 }
 
@@ -23,7 +24,7 @@ interface Sent {
 async function consume(traceparent: string) {
   const headers = natsHeaders();
   headers.set('traceparent', traceparent);
-  return inMessageSpan('thing.made process', headers, { 'messaging.message.id': 'm-1' }, async () => {
+  return inMessageSpan('thing.made process', headers, () => ({ 'messaging.message.id': 'm-1' }), async () => {
     await new Promise((resolve) => setTimeout(resolve, 1));
     return { spanInContext: trace.getSpan(context.active()) !== undefined, sent: currentTraceHeaders() };
   });
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
   for (const sent of JSON.parse(process.env.REQUESTS ?? '[]') as Sent[]) {
     const response = await fetch(`${server.url}${sent.path}`, {
       method: sent.path === '/healthz' ? 'GET' : 'POST',
-      headers: { 'content-type': 'application/json', ...(sent.traceparent ? { traceparent: sent.traceparent } : {}) },
+      headers: { 'content-type': 'application/json', ...(sent.traceparent ? { traceparent: sent.traceparent } : {}), ...(sent.tracestate ? { tracestate: sent.tracestate } : {}) },
       ...(sent.path === '/healthz' ? {} : sent.slowBody ? { body: slowly(), duplex: 'half' } : { body: JSON.stringify({ note: 'hello' }) }),
     } as RequestInit);
     answers.push({ status: response.status, traceresponse: response.headers.get('traceresponse'), body: (await response.json()) as unknown });
