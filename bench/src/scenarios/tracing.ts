@@ -165,9 +165,9 @@ function nsPerCall(call: () => unknown, calls = 200_000, batches = 5): number {
 /**
  * The time of each kind of API call with no SDK loaded (this process registers none), through the
  * helper that makes it: activeTraceparent (context.active and the span lookup; as activeTraceId,
- * traceLogFields and the bus's currentTraceHeaders), the API's inject, the bus's extract from a message's headers, and a
- * consumer span started with its context (the bus's startHandling), the context entered around
- * nothing: what inMessageSpan does, but for its promise.
+ * traceLogFields and the bus's currentTraceHeaders), the API's inject, the bus's extract from a
+ * message's headers, and a consumer span started with its context (the bus's startHandling), the
+ * context entered around nothing: what inMessageSpan does, but for its promise.
  */
 export function timeNoopCalls(): Record<NoopCallKind, number> {
   const tracer = trace.getTracer('@pasar/bus');

@@ -146,7 +146,8 @@ export async function startTracing(service: string, options: TracingOptions = {}
     .merge(resources.detectResources({ detectors: detectorNames.map((name) => detectors[name]) }))
     .merge(resources.resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME?.trim() || service }));
   const provider = new sdk.NodeTracerProvider({ resource, spanProcessors });
-  // extract only: what this process sends, the bus's traceHeadersOf makes (an unsampled trace's context holds no span to inject)
+  // for extraction only: the bus's traceHeadersOf makes what this process sends (an unsampled
+  // trace's context holds no span for a propagator to inject)
   provider.register({ propagator: new W3CTraceContextPropagator() });
   const unregister = registerInstrumentations({
     tracerProvider: provider,
@@ -205,8 +206,8 @@ const serverSpans = new WeakMap<ServerResponse, { span: Span; method: string }>(
  * The node server's request listener with a SERVER span per request when tracing is on (the
  * listener itself when off). The span continues an inbound `traceparent` (a malformed one is
  * ignored) unless the process does not trust inbound context (the gateway); the handler runs in
- * its context (an unsampled one's without a span: the bus's `startHandling`); the response names it in
- * `traceresponse`. Only a sampled span gets attributes (method, path without its query,
+ * its context (an unsampled one's without a span: the bus's `startHandling`); the response names
+ * it in `traceresponse`. Only a sampled span gets attributes (method, path without its query,
  * protocol, peer; status, route) and a listener to end it.
  */
 export function tracedRequests(handler: RequestListener): RequestListener {

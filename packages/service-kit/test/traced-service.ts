@@ -3,10 +3,11 @@
  * their HTTP code dynamically, which jest's module sandbox refuses). It starts tracing as a
  * service's main.ts does (TRUST_INBOUND=false: as the gateway), then createService's app with one
  * express route that reads a JSON body, logs, and makes a client span; sends it the requests the
- * test gives (REQUESTS: JSON list of { path, traceparent?, tracestate?, slowBody? }: a slow body comes in two
- * chunks 50 ms apart, so the body parser finishes from a later read of the connection), handles a
- * message as a consumer does for each `traceparent` of MESSAGES (a JSON list), stops (the spans are
- * flushed) and prints the answers, the log lines and what each message's work saw as JSON.
+ * test gives (REQUESTS: JSON list of { path, traceparent?, tracestate?, slowBody? }: a slow body
+ * comes in two chunks 50 ms apart, so the body parser finishes from a later read of the
+ * connection), handles a message as a consumer does for each `traceparent` of MESSAGES (a JSON
+ * list), stops (the spans are flushed) and prints the answers, the log lines and what each
+ * message's work saw as JSON.
  */
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { context, trace } from '@opentelemetry/api';
