@@ -2,8 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT_CONTEXT, SpanKind, context, propagation, trace } from '@opentelemetry/api';
-import { startHandling } from '@pasar/bus/src/trace';
-import { activeTraceparent } from '@pasar/service-kit/src/trace';
+import { currentTraceHeaders, startHandling } from '@pasar/bus/src/trace';
 import type { OpenedStore, Stack, StackService } from '@pasar/stack';
 import { startOtlpReceiver, type OtlpReceiver } from '@pasar/testkit';
 import { LeanClient } from '../client';
@@ -80,7 +79,7 @@ export type NoopCallKind = (typeof NOOP_CALL_KINDS)[number];
 
 /**
  * What tracing off adds to an order, like for like: with no SDK loaded the only extra code is the
- * @opentelemetry/api calls (service-kit's activeTraceparent, traceLogFields, ...; the bus's
+ * @opentelemetry/api calls (service-kit's activeTraceId, traceLogFields, ...; the bus's
  * currentTraceHeaders, inMessageSpan, ...), which do nothing. Their calls per order are counted in
  * a round (otel-api-count-preload.cjs), their time per call is measured in this process.
  */
@@ -164,17 +163,17 @@ function nsPerCall(call: () => unknown, calls = 200_000, batches = 5): number {
 
 /**
  * The time of each kind of API call with no SDK loaded (this process registers none), through the
- * helper that makes it: activeTraceparent (context.active and the span lookup; as activeTraceId,
- * traceLogFields and the bus's currentTraceHeaders), the API's inject, the bus's extract from a
- * message's headers, and a consumer span started with its context (the bus's startHandling), the
- * context entered around nothing: what inMessageSpan does, but for its promise.
+ * helper that makes it: the bus's currentTraceHeaders (context.active and the trace context lookup;
+ * as activeTraceId and traceLogFields), the API's inject, the bus's extract from a message's
+ * headers, and a consumer span started with its context (the bus's startHandling), the context
+ * entered around nothing: what inMessageSpan does, but for its promise.
  */
 export function timeNoopCalls(): Record<NoopCallKind, number> {
   const tracer = trace.getTracer('@pasar/bus');
   if (tracer.startSpan('probe').isRecording() || propagation.fields().length > 0) throw new Error('an OpenTelemetry SDK is registered in the bench process');
   const attributes = { 'messaging.message.id': 'x', 'messaging.system': 'nats' };
   return {
-    contextActive: nsPerCall(() => activeTraceparent()),
+    contextActive: nsPerCall(() => currentTraceHeaders()),
     inject: nsPerCall(() => propagation.inject(ROOT_CONTEXT, {})),
     extract: nsPerCall(() => propagation.extract(ROOT_CONTEXT, {})),
     startSpan: nsPerCall(() => {

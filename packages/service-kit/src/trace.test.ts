@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startOtlpReceiver, type ReceivedSpan } from '@pasar/testkit';
 import { ConfigError } from './config';
-import { activeTraceId, activeTraceparent, isTracingConfigured, resourceDetectorsFrom, startTracing, traceExportersFrom, traceLogFields, tracedRequests } from './trace';
+import { currentTraceHeaders } from '@pasar/bus/src/trace';
+import { activeTraceId, isTracingConfigured, resourceDetectorsFrom, startTracing, traceExportersFrom, traceLogFields, tracedRequests } from './trace';
 
 const run = promisify(execFile);
 
@@ -22,7 +23,7 @@ describe('tracing switch', () => {
 
   it('starts nothing without an endpoint; then nothing is traced and log lines get no trace fields', async () => {
     expect(await startTracing('test', {}, {})).toBeUndefined();
-    expect(activeTraceparent()).toBeUndefined();
+    expect(currentTraceHeaders()).toEqual({});
     expect(activeTraceId()).toBeUndefined();
     expect(traceLogFields()).toEqual({});
   });
@@ -32,8 +33,9 @@ describe('tracing on: what goes to the endpoint', () => {
   /**
    * A process that starts tracing (as a service's main.ts does) to an OTLP/HTTP receiver of the
    * test's with `extra` variables, records a span and a counter and stops: the receiver's requests
-   * by path, the spans (decoded when in JSON) and what the process wrote to stderr. (In a process of its own: the SDK's exporters
-   * load their HTTP code dynamically, which jest's module sandbox refuses.)
+   * by path, the spans (decoded when in JSON) and what the process wrote to stderr. (In a process
+   * of its own: the SDK's exporters load their HTTP code dynamically, which jest's module sandbox
+   * refuses.)
    */
   async function exportsWith(extra: Record<string, string>): Promise<{ requests: Record<string, number>; spanCount: number; spans: ReceivedSpan[]; stderr: string }> {
     const receiver = await startOtlpReceiver();

@@ -107,11 +107,11 @@ export function resourceDetectorsFrom(env: NodeJS.ProcessEnv): ResourceDetectorN
  * @opentelemetry/sdk-node. That one loads every signal's SDK and every exporter whatever the
  * variables ask (2,107 modules and 18.9 MB of heap, against 314 and 3.6 MB): loaded alone and
  * never started, it cost 4 % of the services' CPU per order (npm run bench -- --only tracing;
- * docs/performance.md), most likely in garbage collection of the larger heap. The variables keep their documented
- * meaning: the sampler, span limits and OTEL_BSP_* through the provider and processor, the
- * endpoint, headers, timeout and compression through the exporter, the service name and
- * OTEL_RESOURCE_ATTRIBUTES through the env detector, OTEL_LOG_LEVEL. Metrics and logs are not
- * exported: the services' metrics are Prometheus's (/metrics), their logs go to stdout.
+ * docs/performance.md), most likely in garbage collection of the larger heap. The variables keep
+ * their documented meaning: the sampler, span limits and OTEL_BSP_* through the provider and
+ * processor, the endpoint, headers, timeout and compression through the exporter, the service
+ * name and OTEL_RESOURCE_ATTRIBUTES through the env detector, OTEL_LOG_LEVEL. Metrics and logs are
+ * not exported: the services' metrics are Prometheus's (/metrics), their logs go to stdout.
  */
 export async function startTracing(service: string, options: TracingOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TracingHandle | undefined> {
   if (!isTracingConfigured(env)) return undefined;
@@ -172,12 +172,6 @@ export async function startTracing(service: string, options: TracingOptions = {}
       await provider.shutdown();
     },
   };
-}
-
-/** `00-<trace id>-<span id>-<flags>` of the active trace (sampled or not), or undefined when nothing is traced. */
-export function activeTraceparent(): string | undefined {
-  const active = traceContextOf();
-  return active && traceparentOf(active);
 }
 
 /** The active trace id (problem+json bodies name it), or undefined. */
