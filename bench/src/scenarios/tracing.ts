@@ -51,6 +51,15 @@ export const TRACING_TARGETS = { offOverToday: 1.02, onOverOff: 1.1 } as const;
  * 35 % together kept the two cores nearly busy and a slower minute made one fall behind.
  */
 const LOAD_SHARE = 0.2;
+/**
+ * Seconds of load after each restart before the first measured round, so that the rounds measure
+ * an order in processes that have run for a while, as the services do. A restarted service spends
+ * its first minute compiling: with 8 s of warm-up, its threads besides the main one (V8's
+ * optimizing compiler, the garbage collector's helpers) took 25-30 % of the services' CPU in the
+ * first round and 7-15 % in the fourth, and in three runs the first rounds' on/off (1.05-1.10)
+ * sat below the later rounds' (1.12-1.13). After 40 s they take 10-15 % in the first round.
+ */
+const WARM_UP_AFTER_RESTART_S = 40;
 /** The head sampling of the "on" rounds: the gateway samples 10 % of the traces it starts, the services follow their parent. */
 const SAMPLE_RATIO = 0.1;
 const SAMPLER = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: String(SAMPLE_RATIO) } as const;
@@ -232,8 +241,8 @@ async function tracedStack(name: TracedStack['name'], stack: Stack, connections:
  * Each stack gets half of LOAD_SHARE of the rate one stack served back to back (measured first, on
  * the first stack alone, tracing as the bench runs). Two halves of ROUNDS_PER_HALF rounds of
  * `durationS`: in the first the first stack traces, in the second the other; before each, every
- * service of both is restarted with its side's variables and both are warmed up for WARM_UP_S at
- * the same rate. A round's CPU is every service's of each stack, over the round and until its
+ * service of both is restarted with its side's variables and both are warmed up for
+ * WARM_UP_AFTER_RESTART_S at the same rate. A round's CPU is every service's of each stack, over the round and until its
  * vendor holds every order's shipment, as checkout-submit counts it (PostgreSQL and NATS serve
  * both stacks: their CPU is given for the two together). The spans each sink receives prove that
  * its stack traced when it should (and did not when it should not). "Off" against the same code
@@ -291,7 +300,7 @@ export const tracing: Scenario = {
         const clients = sides.map((side) => new LeanClient(side.stack.gatewayUrl));
         const roundBuyers = sides.map((side, s) => side.buyers.map((buyer) => ({ ...buyer, client: clients[s] })));
         try {
-          const warmedUp = await Promise.all(sides.map(async (side, s) => tally((await pacedRound(roundBuyers[s], side.store, () => side.hot, perSecond, WARM_UP_S)).answers).created));
+          const warmedUp = await Promise.all(sides.map(async (side, s) => tally((await pacedRound(roundBuyers[s], side.store, () => side.hot, perSecond, WARM_UP_AFTER_RESTART_S)).answers).created));
           sides.forEach((side, s) => {
             side.placed += warmedUp[s];
             if (modeOf(side) === 'on') side.placedTraced += warmedUp[s];
