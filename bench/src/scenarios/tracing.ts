@@ -242,13 +242,14 @@ async function tracedStack(name: TracedStack['name'], stack: Stack, connections:
  * the first stack alone, tracing as the bench runs). Two halves of ROUNDS_PER_HALF rounds of
  * `durationS`: in the first the first stack traces, in the second the other; before each, every
  * service of both is restarted with its side's variables and both are warmed up for
- * WARM_UP_AFTER_RESTART_S at the same rate. A round's CPU is every service's of each stack, over the round and until its
- * vendor holds every order's shipment, as checkout-submit counts it (PostgreSQL and NATS serve
- * both stacks: their CPU is given for the two together). The spans each sink receives prove that
- * its stack traced when it should (and did not when it should not). "Off" against the same code
- * without tracing: one more round on the first stack, tracing off, counts the services' calls into
- * the OpenTelemetry API (no-ops without an SDK) per order, which this process times (NoopCalls).
- * At the end the first stack's services run again as before (tracing off); the second is stopped.
+ * WARM_UP_AFTER_RESTART_S at the same rate. A round's CPU is every service's of each stack, over
+ * the round and until its vendor holds every order's shipment, as checkout-submit counts it
+ * (PostgreSQL and NATS serve both stacks: their CPU is given for the two together). The spans
+ * each sink receives prove that its stack traced when it should (and did not when it should not).
+ * "Off" against the same code without tracing: one more round on the first stack, tracing off,
+ * counts the services' calls into the OpenTelemetry API (no-ops without an SDK) per order, which
+ * this process times (NoopCalls). At the end the first stack's services run again as before
+ * (tracing off); the second is stopped.
  */
 export const tracing: Scenario = {
   name: 'tracing',

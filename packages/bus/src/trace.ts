@@ -83,9 +83,9 @@ export function traceHeadersOf(spanContext: SpanContext): Record<string, string>
   return traceState ? { traceparent: traceparentOf(spanContext), tracestate: traceState } : { traceparent: traceparentOf(spanContext) };
 }
 
-/** The active trace context as headers (empty when tracing is off or nothing is being traced). */
-export function currentTraceHeaders(): Record<string, string> {
-  const active = traceContextOf();
+/** The trace context of `ctx` (by default the active one) as headers (empty when tracing is off or nothing is being traced). */
+export function currentTraceHeaders(ctx: Context = context.active()): Record<string, string> {
+  const active = traceContextOf(ctx);
   return active ? traceHeadersOf(active) : {};
 }
 

@@ -25,7 +25,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { DiagConsoleLogger, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, diag, propagation, trace, type Span } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 // the module, not @pasar/bus's index: that loads pg, which must load after the instrumentations
-import { startHandling, traceContextOf, traceHeadersOf, traceparentOf } from '@pasar/bus/src/trace';
+import { currentTraceHeaders, startHandling, traceContextOf, traceHeadersOf, traceparentOf } from '@pasar/bus/src/trace';
 import { ConfigError } from './config';
 
 export interface TracingHandle {
@@ -272,10 +272,7 @@ export class HttpClientCall {
  */
 export function startHttpClientSpan(method: string, url: string): HttpClientCall {
   const active = context.active();
-  if (!trace.getSpan(active)?.isRecording()) {
-    const traceContext = traceContextOf(active);
-    return new HttpClientCall(traceContext ? traceHeadersOf(traceContext) : {});
-  }
+  if (!trace.getSpan(active)?.isRecording()) return new HttpClientCall(currentTraceHeaders(active));
   const query = url.indexOf('?');
   const span = tracer().startSpan(method, { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.full': query === -1 ? url : url.slice(0, query) } }, active);
   return new HttpClientCall(traceHeadersOf(span.spanContext()), span);
