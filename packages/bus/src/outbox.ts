@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { EventContract, EventData, EventEnvelope } from '@pasar/contracts';
 import type { Bus } from './bus';
 import { REQUEST_ID_HEADER } from './bus';
-import { currentTraceHeaders, setTraceHeaders } from './trace';
+import { currentTraceHeaders, outsideTraces, setTraceHeaders } from './trace';
 
 /** The part of a Prisma transaction client that writing to the outbox needs. */
 export interface OutboxTx {
@@ -332,10 +332,14 @@ export class OutboxRelay {
     // what did not go out (NATS away, a row too large) is the relay's now
     if (failed > 0) this.wakeUp();
     if (this.pendingMarks.length > 0 && !this.markTimer && this.running) {
-      this.markTimer = setTimeout(() => {
-        this.markTimer = undefined;
-        void this.markHandedOver();
-      }, this.options.markDelayMs ?? 100);
+      // armed from the request that handed its rows over, for every row handed over meanwhile: the
+      // mark is the relay's statement, not that request's (no span in its trace)
+      this.markTimer = outsideTraces(() =>
+        setTimeout(() => {
+          this.markTimer = undefined;
+          void this.markHandedOver();
+        }, this.options.markDelayMs ?? 100),
+      );
     }
   }
 

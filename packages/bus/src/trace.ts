@@ -68,6 +68,15 @@ export function traceContextOf(ctx: Context = context.active()): SpanContext | u
   return spanContext && trace.isSpanContextValid(spanContext) ? spanContext : undefined;
 }
 
+/**
+ * Runs `work` outside any trace: for the bus's own work that a request or message merely set
+ * going (a timer it armed for rows of many requests), which belongs to none of their traces. What
+ * `work` starts (timers, promises, queries) carries no trace context either.
+ */
+export function outsideTraces<T>(work: () => T): T {
+  return context.with(ROOT_CONTEXT, work);
+}
+
 /** W3C's `traceparent` of a trace context: `00-<trace id>-<span id>-<flags>`. */
 export function traceparentOf({ traceId, spanId, traceFlags }: SpanContext): string {
   return `00-${traceId}-${spanId}-0${traceFlags.toString(16)}`;
