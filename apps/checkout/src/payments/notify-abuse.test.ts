@@ -4,11 +4,11 @@
  * old notifications are pruned.
  */
 import { randomUUID } from 'node:crypto';
-import { signedHeaders } from '@pasar/testkit';
+import { signedHeaders, silentLog, waitFor } from '@pasar/testkit';
 import request from 'supertest';
 import { useTestCheckout } from '../../test/checkout';
 import { seedPendingOrder } from '../lifecycle/test-fixtures';
-import { prunePaymentNotifications } from './pruning';
+import { prunePaymentNotifications, startNotificationPruning } from './pruning';
 import { notificationSkey, type SignedNotificationFields } from './rules';
 
 const t = useTestCheckout();
@@ -92,5 +92,19 @@ describe('pruning payment notifications', () => {
     expect(deleted).toBeGreaterThanOrEqual(2);
     const left = await t.checkout.prisma.paymentNotification.findMany({ where: { transactionId: { startsWith: run } } });
     expect(left.map((row) => row.transactionId.slice(run.length + 1)).sort()).toEqual(['unverified-new', 'verified-mid']);
+  });
+
+  test('the worker prunes at its start and counts its round', async () => {
+    const day = 24 * 3_600_000;
+    const run = randomUUID();
+    await t.checkout.prisma.paymentNotification.create({ data: { transactionId: `${run}-old`, status: '00', verified: false, payload: {}, receivedAt: new Date(Date.now() - 8 * day) } });
+    const worker = startNotificationPruning(t.checkout.prisma, { verifiedMs: 400 * day, unverifiedMs: 7 * day, intervalMs: 60_000, log: silentLog });
+    try {
+      await waitFor(() => worker.rounds.ok >= 1, 10_000, 20);
+      expect(worker.name).toBe('payment-notification-pruning');
+      expect(await t.checkout.prisma.paymentNotification.count({ where: { transactionId: { startsWith: run } } })).toBe(0);
+    } finally {
+      await worker.stop();
+    }
   });
 });

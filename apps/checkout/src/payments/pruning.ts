@@ -1,3 +1,4 @@
+import { startPeriodic, type PeriodicWorker } from '@pasar/service-kit';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client';
 
@@ -36,30 +37,14 @@ export async function prunePaymentNotifications(prisma: PrismaClient, retention:
  * The pruning worker (feature `workers`): prunes at start and then every `intervalMs`. Nothing
  * lives in memory, so restarts and extra instances change nothing.
  */
-export function startNotificationPruning(
-  prisma: PrismaClient,
-  options: NotificationRetention & { intervalMs: number; log: Logger },
-): { name: string; stop: () => Promise<void> } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const run = () => {
-    running = prunePaymentNotifications(prisma, options)
-      .then((deleted) => {
-        if (deleted > 0) options.log.info({ deleted }, 'pruned old payment notifications');
-      })
-      .catch((err: unknown) => options.log.warn({ err: String(err) }, 'pruning payment notifications failed; will try again'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(run, options.intervalMs);
-      });
-  };
-  run();
-  return {
+export function startNotificationPruning(prisma: PrismaClient, options: NotificationRetention & { intervalMs: number; log: Logger }): PeriodicWorker {
+  return startPeriodic({
     name: 'payment-notification-pruning',
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+    intervalMs: options.intervalMs,
+    log: options.log,
+    async round() {
+      const deleted = await prunePaymentNotifications(prisma, options);
+      if (deleted > 0) options.log.info({ deleted }, 'pruned old payment notifications');
     },
-  };
+  });
 }
