@@ -2,8 +2,10 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { DEFAULT_TEST_DATABASE_URL } from '@pasar/db';
 import { spansIn, waitFor } from '@pasar/testkit';
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { OpenedStore, Session } from '@pasar/stack';
 import { Client } from 'pg';
 import { LeanClient } from './client';
@@ -11,7 +13,7 @@ import { parseBenchArgs } from './main';
 import { TICKS_PER_SECOND, readInfrastructure, readProcess, statFigures } from './processes';
 import { latencySummary, pacedRound, type Buyer } from './scenarios/checkout-submit';
 import { submitWithStreams } from './scenarios/live-streams';
-import { NOOP_CALL_KINDS, noopCallsPerOrder, timeNoopCalls, tracingCost } from './scenarios/tracing';
+import { NOOP_CALL_KINDS, exportedShare, noopCallsPerOrder, probeVariables, roundEnvironment, timeNoopCalls, tracingCost } from './scenarios/tracing';
 
 describe('the bench figures', () => {
   test('latencySummary over more samples than the call stack holds: percentiles, max and mean', () => {
@@ -81,7 +83,7 @@ describe('the bench figures', () => {
 
 describe('npm run bench: its options', () => {
   test('defaults, then the environment, then the flags', () => {
-    expect(parseBenchArgs([], {})).toEqual({ help: false, durationS: 10, connections: 50, samples: 200, replicas: 1, only: [] });
+    expect(parseBenchArgs([], {})).toEqual({ help: false, durationS: 10, connections: 50, samples: 200, replicas: 1, only: [], tracingProbe: { traced: {}, untraced: {} } });
     expect(parseBenchArgs(['--duration=5', '--only', 'event-lag, machine'], { BENCH_CONNECTIONS: '8', BENCH_DURATION: '20' })).toMatchObject({
       durationS: 5,
       connections: 8,
@@ -96,6 +98,73 @@ describe('npm run bench: its options', () => {
     expect(() => parseBenchArgs(['--duration'], {})).toThrow('--duration needs a value');
     expect(() => parseBenchArgs(['--connections', '0'], {})).toThrow('connections must be a positive number');
     expect(() => parseBenchArgs([], { BENCH_SAMPLES: 'many' })).toThrow('samples must be a positive number');
+  });
+
+  test("a probe of the tracing scenario: each side's variables, repeatable, with --only tracing", () => {
+    expect(
+      parseBenchArgs(['--only', 'tracing', '--traced-env', 'OTEL_TRACES_SAMPLER_ARG=0', '--traced-env=OTEL_TRACES_EXPORTER=none', '--untraced-env', 'NODE_OPTIONS=--require /x.cjs --max-semi-space-size=32'], {})
+        .tracingProbe,
+    ).toEqual({ traced: { OTEL_TRACES_SAMPLER_ARG: '0', OTEL_TRACES_EXPORTER: 'none' }, untraced: { NODE_OPTIONS: '--require /x.cjs --max-semi-space-size=32' } });
+    expect(() => parseBenchArgs(['--traced-env', 'OTEL_TRACES_SAMPLER_ARG=0'], {})).toThrow('run them with --only tracing');
+    expect(() => parseBenchArgs(['--only', 'tracing,machine', '--untraced-env', 'A=1'], {})).toThrow('run them with --only tracing');
+    expect(() => parseBenchArgs(['--only', 'tracing', '--traced-env'], {})).toThrow('--traced-env needs a value');
+  });
+
+  test('a probe keeps a traced side with its sink and an untraced side without an SDK, and says which variable it refuses', () => {
+    expect(() => probeVariables('traced', ['OTEL_TRACES_SAMPLER_ARG'])).toThrow('--traced-env OTEL_TRACES_SAMPLER_ARG: give NAME=VALUE');
+    expect(() => probeVariables('traced', ['1X=2'])).toThrow('give NAME=VALUE');
+    expect(() => probeVariables('traced', ['A=1', 'A=2'])).toThrow('--traced-env A is given twice');
+    expect(() => probeVariables('traced', ['OTEL_EXPORTER_OTLP_ENDPOINT=http://elsewhere:4318'])).toThrow("the traced side's SDK and its endpoint (the scenario's sink) are the scenario's");
+    expect(() => probeVariables('traced', ['OTEL_SDK_DISABLED=true'])).toThrow('--traced-env OTEL_SDK_DISABLED');
+    expect(() => probeVariables('untraced', ['OTEL_TRACES_SAMPLER_ARG=0'])).toThrow('the untraced side runs without any OTEL_* variable');
+    expect(() => probeVariables('traced', ['OTEL_TRACES_SAMPLER_ARG=1.5'])).toThrow('OTEL_TRACES_SAMPLER_ARG=1.5: give the sampled share, from 0 to 1');
+    expect(() => probeVariables('traced', ['OTEL_TRACES_SAMPLER=jaeger_remote'])).toThrow('OTEL_TRACES_SAMPLER=jaeger_remote: the scenario knows');
+    expect(probeVariables('untraced', ['EMPTY=', 'NODE_OPTIONS=a=b'])).toEqual({ EMPTY: '', NODE_OPTIONS: 'a=b' });
+  });
+
+  test("the share of the traced side's traces that reach its sink follows OpenTelemetry's sampler and exporter variables", () => {
+    const ratio = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+    expect(exportedShare(ratio)).toBe(0.1);
+    expect(exportedShare({ ...ratio, OTEL_TRACES_SAMPLER_ARG: '0' })).toBe(0);
+    expect(exportedShare({ OTEL_TRACES_SAMPLER: 'traceidratio' })).toBe(1);
+    expect(exportedShare({})).toBe(1);
+    expect(exportedShare({ OTEL_TRACES_SAMPLER: 'always_off' })).toBe(0);
+    expect(exportedShare({ OTEL_TRACES_SAMPLER: 'parentbased_always_on' })).toBe(1);
+    expect(exportedShare({ ...ratio, OTEL_TRACES_EXPORTER: 'none' })).toBe(0);
+    expect(exportedShare({ ...ratio, OTEL_TRACES_EXPORTER: 'console' })).toBe(0);
+    expect(exportedShare({ ...ratio, OTEL_TRACES_EXPORTER: 'console, otlp' })).toBe(0.1);
+  });
+
+  test("each side's variables for a round: the sink and sampler or none of tracing's, its probe's, the other side's removed, NODE_OPTIONS after the service's own", () => {
+    const probe = { traced: { OTEL_TRACES_EXPORTER: 'none', NODE_OPTIONS: '--require /t.cjs' }, untraced: { UNTRACED_ONLY: '1' } };
+    expect(roundEnvironment('on', 'http://127.0.0.1:4318', probe, '--require /own.cjs')).toEqual({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
+      OTEL_SDK_DISABLED: undefined,
+      OTEL_TRACES_EXPORTER: 'none',
+      UNTRACED_ONLY: undefined,
+      NODE_OPTIONS: '--require /own.cjs --require /t.cjs',
+    });
+    expect(roundEnvironment('off', 'http://127.0.0.1:4318', probe, '--require /own.cjs')).toEqual({
+      OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
+      OTEL_TRACES_SAMPLER: undefined,
+      OTEL_TRACES_SAMPLER_ARG: undefined,
+      OTEL_SDK_DISABLED: undefined,
+      OTEL_TRACES_EXPORTER: undefined,
+      UNTRACED_ONLY: '1',
+      NODE_OPTIONS: '--require /own.cjs',
+    });
+    expect(roundEnvironment('off', 'http://127.0.0.1:4318', { traced: {}, untraced: {} }, undefined).NODE_OPTIONS).toBeUndefined();
+  });
+
+  test("the async context preload turns on Node 20's async context tracking (a store slot on every promise) in a process that starts no SDK", () => {
+    const symbolsOfAPromise = 'process.stdout.write(String(Object.getOwnPropertySymbols(Promise.resolve()).map(String)))';
+    expect(execFileSync(process.execPath, ['-e', symbolsOfAPromise], { encoding: 'utf8' })).toBe('');
+    const preload = join(__dirname, 'async-context-preload.cjs');
+    expect(execFileSync(process.execPath, ['--require', preload, '-e', symbolsOfAPromise], { encoding: 'utf8' })).toContain('Symbol(kResourceStore)');
   });
 });
 

@@ -9,10 +9,11 @@ import { join, resolve } from 'node:path';
 import { startStack, type ServiceName } from '@pasar/stack';
 import { startSmtpCatcher, uniqueNamespace } from '@pasar/testkit';
 import { SCENARIOS } from './scenarios';
+import { isProbe, probeVariables } from './scenarios/tracing';
 import { cpuOverTheRun, readStack, rssOf } from './processes';
 import { mergeResults, type BenchResults, type ScenarioStamp } from './results';
 import { renderTable, round } from './stats';
-import type { BenchSettings, TableRow } from './types';
+import type { BenchSettings, TableRow, TracingProbe } from './types';
 
 const USAGE = `Usage: npm run bench [-- options]
   --only <a,b>          run only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')})
@@ -20,6 +21,11 @@ const USAGE = `Usage: npm run bench [-- options]
   --connections <n>     concurrent connections (BENCH_CONNECTIONS, default 50)
   --samples <n>         sequential requests in latency scenarios (BENCH_SAMPLES, default 200)
   --replicas <n>        instances of each service but the gateway (BENCH_REPLICAS, default 1)
+  --traced-env NAME=VALUE, --untraced-env NAME=VALUE (each may repeat; with --only tracing)
+                        the tracing scenario as a probe: the variable on every service of its
+                        traced or untraced side, over the scenario's own (e.g.
+                        OTEL_TRACES_SAMPLER_ARG=0: every trace carried, none recorded); a probe
+                        prints its figures and leaves bench/results.json as it was
 
 Env BENCH_CPU_PROF_DIR=<dir>: every service is CPU-profiled (cpu-profile-preload.cjs): a .cpuprofile in
 <dir>/<service>, written when the stack stops; summarise with \`tsx bench/src/profile-top.ts <file>\`.
@@ -35,6 +41,7 @@ function positive(name: string, text: string | undefined, fallback: number): num
 
 export function parseBenchArgs(argv: readonly string[], env: Record<string, string | undefined>): BenchSettings & { help: boolean } {
   const args = new Map<string, string>();
+  const probe: Record<keyof TracingProbe, string[]> = { traced: [], untraced: [] };
   let help = false;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
@@ -42,11 +49,12 @@ export function parseBenchArgs(argv: readonly string[], env: Record<string, stri
       help = true;
       continue;
     }
-    const match = /^--(only|duration|connections|samples|replicas)(?:=(.*))?$/.exec(arg);
+    const match = /^--(only|duration|connections|samples|replicas|traced-env|untraced-env)(?:=(.*))?$/.exec(arg);
     if (!match) throw new Error(`unknown argument "${arg}"\n${USAGE}`);
     const value = match[2] ?? argv[++i];
     if (value === undefined) throw new Error(`--${match[1]} needs a value`);
-    args.set(match[1], value);
+    if (match[1] === 'traced-env' || match[1] === 'untraced-env') probe[match[1] === 'traced-env' ? 'traced' : 'untraced'].push(value);
+    else args.set(match[1], value);
   }
   const only = (args.get('only') ?? env.BENCH_ONLY ?? '')
     .split(',')
@@ -55,6 +63,8 @@ export function parseBenchArgs(argv: readonly string[], env: Record<string, stri
   for (const name of only) {
     if (!SCENARIOS.some((s) => s.name === name)) throw new Error(`unknown scenario "${name}"; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
   }
+  const tracingProbe = { traced: probeVariables('traced', probe.traced), untraced: probeVariables('untraced', probe.untraced) };
+  if (isProbe(tracingProbe) && (only.length !== 1 || only[0] !== 'tracing')) throw new Error('--traced-env and --untraced-env change the tracing scenario only: run them with --only tracing');
   return {
     help,
     durationS: positive('duration', args.get('duration') ?? env.BENCH_DURATION, 10),
@@ -62,6 +72,7 @@ export function parseBenchArgs(argv: readonly string[], env: Record<string, stri
     samples: Math.round(positive('samples', args.get('samples') ?? env.BENCH_SAMPLES, 200)),
     replicas: Math.round(positive('replicas', args.get('replicas') ?? env.BENCH_REPLICAS, 1)),
     only,
+    tracingProbe,
   };
 }
 
@@ -179,8 +190,12 @@ async function main(): Promise<void> {
     scenarios: results,
     processes,
   };
-  writeFileSync(file, `${JSON.stringify(mergeResults(previous, output as BenchResults), null, 2)}\n`);
   console.log(`\n${renderTable(rows)}\n`);
+  if (isProbe(settings.tracingProbe)) {
+    log(`a probe (--traced-env, --untraced-env): ${file} left as it was`);
+    return;
+  }
+  writeFileSync(file, `${JSON.stringify(mergeResults(previous, output as BenchResults), null, 2)}\n`);
   log(`written ${file}`);
 }
 

@@ -22,6 +22,18 @@ export interface BenchSettings {
   only: string[];
   /** Instances of each service but the gateway (`--replicas`, BENCH_REPLICAS; default 1). */
   replicas: number;
+  /**
+   * The tracing scenario as a probe (`--traced-env`, `--untraced-env`): variables over each side's
+   * own, to measure where tracing's cost lies. Empty for the figure itself; a probe's run prints its
+   * figures and leaves bench/results.json as it was.
+   */
+  tracingProbe: TracingProbe;
+}
+
+/** Variables the tracing scenario gives its traced and its untraced side on top of their own (a probe). */
+export interface TracingProbe {
+  traced: Record<string, string>;
+  untraced: Record<string, string>;
 }
 
 /** One line of the printed table: a label and its figures (columns are the union over rows). */

@@ -8,7 +8,7 @@ import { startOtlpReceiver, type OtlpReceiver } from '@pasar/testkit';
 import { LeanClient } from '../client';
 import { cpuBetween, infrastructureBetween, profiledRound, readInfrastructure, readStack } from '../processes';
 import { median, round } from '../stats';
-import type { BenchContext, Scenario, ScenarioResult } from '../types';
+import type { BenchContext, Scenario, ScenarioResult, TracingProbe } from '../types';
 import {
   analyzeStack,
   benchStore,
@@ -67,6 +67,64 @@ const SAMPLE_RATIO = 0.1;
 const SAMPLER = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: String(SAMPLE_RATIO) } as const;
 /** What turns tracing on (service-kit's isTracingConfigured) or could change how it runs: the "off" rounds have none of them. */
 const TRACING_VARIABLES = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_SDK_DISABLED'] as const;
+
+/**
+ * A probe's variables for one side (`--traced-env` / `--untraced-env` NAME=VALUE), checked so that
+ * the probe still compares a traced side with an untraced one: the traced side keeps its sink (its
+ * spans prove it traced) and its SDK; the untraced side gets no OTEL_* variable (no SDK loaded).
+ * The traced side's sampler must be one whose share of traces the scenario knows (spans per traced
+ * order).
+ */
+export function probeVariables(side: keyof TracingProbe, entries: readonly string[]): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const entry of entries) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(entry);
+    if (!match) throw new Error(`--${side}-env ${entry}: give NAME=VALUE`);
+    const [, name, value] = match;
+    if (name in variables) throw new Error(`--${side}-env ${name} is given twice`);
+    if (side === 'untraced' && name.startsWith('OTEL_')) throw new Error(`--untraced-env ${name}: the untraced side runs without any OTEL_* variable (no SDK loaded)`);
+    if (side === 'traced' && (name === 'OTEL_EXPORTER_OTLP_ENDPOINT' || name === 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' || name === 'OTEL_SDK_DISABLED'))
+      throw new Error(`--traced-env ${name}: the traced side's SDK and its endpoint (the scenario's sink) are the scenario's`);
+    variables[name] = value;
+  }
+  if (side === 'traced') exportedShare({ ...SAMPLER, ...variables });
+  return variables;
+}
+
+const NO_PROBE: TracingProbe = { traced: {}, untraced: {} };
+
+/** Whether the run is a probe (any variable given to either side). */
+export function isProbe(probe: TracingProbe): boolean {
+  return Object.keys(probe.traced).length + Object.keys(probe.untraced).length > 0;
+}
+
+/**
+ * The share of the traces the traced side records and sends to its sink, from its variables
+ * (OpenTelemetry's: OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG, OTEL_TRACES_EXPORTER): 0 when it
+ * sends none. Throws for a sampler whose share it cannot tell.
+ */
+export function exportedShare(env: Record<string, string | undefined>): number {
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const sampler = env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on';
+  const root = sampler.replace(/^parentbased_/, '');
+  let share: number;
+  if (root === 'always_on') share = 1;
+  else if (root === 'always_off') share = 0;
+  else if (root === 'traceidratio') {
+    const arg = env.OTEL_TRACES_SAMPLER_ARG?.trim() || '1';
+    share = Number(arg);
+    if (!Number.isFinite(share) || share < 0 || share > 1) throw new Error(`OTEL_TRACES_SAMPLER_ARG=${arg}: give the sampled share, from 0 to 1`);
+  } else throw new Error(`OTEL_TRACES_SAMPLER=${sampler}: the scenario knows always_on, always_off and traceidratio, each also parentbased_`);
+  return exporters.length === 0 || exporters.includes('otlp') ? share : 0;
+}
+
+/** How a probe's variables read in the log and the table. */
+function describeProbe(probe: TracingProbe): string {
+  const list = (variables: Record<string, string>) => Object.entries(variables).map(([name, value]) => `${name}=${value}`).join(' ');
+  return [Object.keys(probe.traced).length > 0 ? `traced ${list(probe.traced)}` : '', Object.keys(probe.untraced).length > 0 ? `untraced ${list(probe.untraced)}` : '']
+    .filter(Boolean)
+    .join('; ');
+}
 
 export type TracingMode = 'off' | 'on';
 
@@ -194,10 +252,23 @@ export function timeNoopCalls(): Record<NoopCallKind, number> {
   };
 }
 
-/** The variables of a round: tracing on at 10 % sampling to the sink, or none of them. */
-function environmentFor(mode: TracingMode, sink: OtlpReceiver): Record<string, string | undefined> {
-  const none = Object.fromEntries(TRACING_VARIABLES.map((name) => [name, undefined]));
-  return mode === 'on' ? { ...none, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, ...SAMPLER } : none;
+/**
+ * The variables of a round: tracing on at 10 % sampling to the sink, or none of them; a probe's for
+ * the side over them (the other side's removed: a stack changes sides between the halves).
+ */
+function environmentFor(mode: TracingMode, sinkUrl: string, probe: TracingProbe): Record<string, string | undefined> {
+  const none = Object.fromEntries([...TRACING_VARIABLES, ...Object.keys(probe.traced), ...Object.keys(probe.untraced)].map((name) => [name, undefined]));
+  return mode === 'on' ? { ...none, OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, ...SAMPLER, ...probe.traced } : { ...none, ...probe.untraced };
+}
+
+/**
+ * A measured round's variables for a service of the `mode` side that started with `ownNodeOptions`:
+ * environmentFor's, with NODE_OPTIONS its own, then a probe's for its side (its preloads stay), set
+ * every time so that a side's probe does not stay with the stack when it changes sides.
+ */
+export function roundEnvironment(mode: TracingMode, sinkUrl: string, probe: TracingProbe, ownNodeOptions: string | undefined): Record<string, string | undefined> {
+  const env = environmentFor(mode, sinkUrl, probe);
+  return { ...env, NODE_OPTIONS: [ownNodeOptions, env.NODE_OPTIONS].filter(Boolean).join(' ') || undefined };
 }
 
 /** Every service instance stopped (the gateway first) and started again with `envChanges` (or each its own). */
@@ -221,6 +292,8 @@ interface TracedStack {
   placed: number;
   /** Orders placed on it while it traced (warm-ups too): the traces its spans belong to. */
   placedTraced: number;
+  /** Each of its services' NODE_OPTIONS as it started, before the scenario's restarts. */
+  nodeOptions: Map<StackService, string | undefined>;
 }
 
 /** A side's figures of one round. */
@@ -233,7 +306,8 @@ async function tracedStack(name: TracedStack['name'], stack: Stack, connections:
   log(`stack ${name}: signing up ${connections} buyers`);
   const buyers = await signUpBuyers(stack, 'tracing', connections);
   await firstOrder(buyers[0], store, hot);
-  return { name, stack, sink, store, hot, buyers, placed: 1, placedTraced: 0 };
+  const nodeOptions = new Map(Object.values(stack.instances).flat().map((service) => [service, service.variable('NODE_OPTIONS')]));
+  return { name, stack, sink, store, hot, buyers, placed: 1, placedTraced: 0, nodeOptions };
 }
 
 /**
@@ -257,6 +331,10 @@ export const tracing: Scenario = {
   name: 'tracing',
   title: 'CPU per order of the submit load, tracing off vs on at 10 % sampling (two stacks at once)',
   async run({ stack, settings, log, startTwin }: BenchContext): Promise<ScenarioResult> {
+    const probe = settings.tracingProbe;
+    /** The share of its traces the traced side sends to its sink (a tenth, unless a probe says otherwise). */
+    const share = exportedShare({ ...SAMPLER, ...probe.traced });
+    if (isProbe(probe)) log(`a probe: ${describeProbe(probe)} (${share * 100} % of the traced side's traces sent to its sink)`);
     const restore = Object.fromEntries(TRACING_VARIABLES.map((name) => [name, process.env[name]]));
     /** Each service of the first stack's NODE_OPTIONS as it ran before the scenario. */
     const nodeOptions = new Map(Object.values(stack.instances).flat().map((service) => [service, service.variable('NODE_OPTIONS')]));
@@ -298,7 +376,7 @@ export const tracing: Scenario = {
       const infrastructureByRound: Record<string, number>[] = [];
       for (const traced of sides) {
         const modeOf = (side: TracedStack): TracingMode => (side === traced ? 'on' : 'off');
-        await Promise.all(sides.map((side) => restartServices(side.stack, environmentFor(modeOf(side), side.sink))));
+        await Promise.all(sides.map((side) => restartServices(side.stack, (service) => roundEnvironment(modeOf(side), side.sink.url, probe, side.nodeOptions.get(service)))));
         // a client of its own per stack and half: the gateway it kept connections to was restarted
         const clients = sides.map((side) => new LeanClient(side.stack.gatewayUrl));
         const roundBuyers = sides.map((side, s) => side.buyers.map((buyer) => ({ ...buyer, client: clients[s] })));
@@ -333,8 +411,8 @@ export const tracing: Scenario = {
               const mode = modeOf(side);
               const spans = side.sink.spanCount() - spansBefore[s];
               const figures = roundFigures(measured[s].answers, measured[s].elapsedS, stockBefore[s] - (await stockOf(side.store.vendor, side.hot)), cpu[s], {});
-              if (mode === 'on' && spans === 0) throw new Error(`round ${n}: stack ${side.name} traced but its sink received no span`);
-              if (mode === 'off' && spans !== 0) throw new Error(`round ${n}: stack ${side.name} did not trace but its sink received ${spans} spans`);
+              if (mode === 'on' && share > 0 && spans === 0) throw new Error(`round ${n}: stack ${side.name} traced but its sink received no span`);
+              if ((mode === 'off' || share === 0) && spans !== 0) throw new Error(`round ${n}: stack ${side.name} should have sent no span but its sink received ${spans}`);
               if (mode === 'on') side.placedTraced += figures.created;
               pair.push({ tracing: mode, stack: side.name, created: figures.created, cpuMs: figures.cpuMs, figures, spans });
               log(`round ${n} stack ${side.name} tracing ${mode}: ${figures.ordersPerSecond} orders/s, p99 ${figures.p99Ms} ms, cpu ms/order ${figures.cpuMsPerOrder} (${perOrderByService(figures)}), ${spans} spans received`);
@@ -353,7 +431,7 @@ export const tracing: Scenario = {
       // of the first stack (its CPU is not measured), timed here
       const preload = `--require ${join(__dirname, '..', 'otel-api-count-preload.cjs')}`;
       await restartServices(first.stack, (service) => ({
-        ...environmentFor('off', first.sink),
+        ...environmentFor('off', first.sink.url, NO_PROBE),
         BENCH_OTEL_COUNT_DIR: countDir,
         NODE_OPTIONS: [nodeOptions.get(service), preload].filter(Boolean).join(' '),
       }));
@@ -377,8 +455,8 @@ export const tracing: Scenario = {
       const cost = tracingCost(rounds, noop);
       const spansReceived = sides.reduce((sum, side) => sum + side.sink.spanCount(), 0);
       const placedTraced = sides.reduce((sum, side) => sum + side.placedTraced, 0);
-      /** Spans per order of the 10 % traced: every span the "on" processes sent (flushed as they stopped) over a tenth of their orders. */
-      const spansPerTracedOrder = round(spansReceived / (SAMPLE_RATIO * placedTraced), 1);
+      /** Spans per order of the traced share (a tenth): every span the "on" processes sent (flushed as they stopped) over that share of their orders. */
+      const spansPerTracedOrder = share > 0 ? round(spansReceived / (share * placedTraced), 1) : null;
       const offNoop = cost.offNoop as NonNullable<TracingCost['offNoop']>;
       const infrastructureOrders = rounds.reduce((sum, r) => sum + r.created, 0);
       const infrastructureCpuMsPerOrder = Object.fromEntries(
@@ -386,7 +464,7 @@ export const tracing: Scenario = {
       );
       log(
         `CPU ms/order off ${cost.off.cpuMsPerOrder}, on ${cost.on.cpuMsPerOrder}: on/off ${cost.onOverOff} pooled, median of pairs ${cost.pairMedian} ` +
-          `(pairs ${cost.pairRatios.join(', ')}; target <= ${TRACING_TARGETS.onOverOff}); ${spansReceived} spans, ${spansPerTracedOrder} per traced order; ` +
+          `(pairs ${cost.pairRatios.join(', ')}; target <= ${TRACING_TARGETS.onOverOff}); ${spansReceived} spans, ${spansPerTracedOrder ?? 'none'} per traced order; ` +
           `off: API no-op calls per order ${JSON.stringify(noop.perOrder)} at ns/call ${JSON.stringify(noop.nsPerCall)} = ${offNoop.usPerOrder} µs/order, ` +
           `off/untraced ${offNoop.offOverUntraced} (target <= ${TRACING_TARGETS.offOverToday})`,
       );
@@ -398,7 +476,7 @@ export const tracing: Scenario = {
             case: `round ${Math.floor(i / 2) + 1}, stack ${r.stack}, tracing ${r.tracing}`,
             values: { 'req/s': r.figures.ordersPerSecond, 'p50 ms': r.figures.p50Ms, 'p99 ms': r.figures.p99Ms, 'cpu ms/order': r.figures.cpuMsPerOrder, spans: r.spans },
           })),
-          { scenario, case: 'on / off (cpu per order, pooled)', values: { ratio: cost.onOverOff, target: `<= ${TRACING_TARGETS.onOverOff}` } },
+          { scenario, case: `on / off (cpu per order, pooled)${isProbe(probe) ? `, a probe: ${describeProbe(probe)}` : ''}`, values: { ratio: cost.onOverOff, target: `<= ${TRACING_TARGETS.onOverOff}` } },
           { scenario, case: `on / off, median of ${cost.pairRatios.length} pairs (min-max)`, values: { ratio: `${cost.pairMedian} (${cost.pairSpread.min}-${cost.pairSpread.max})` } },
           { scenario, case: 'off / untraced (API no-op calls)', values: { ratio: offNoop.offOverUntraced, target: `<= ${TRACING_TARGETS.offOverToday}` } },
         ],
