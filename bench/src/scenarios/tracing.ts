@@ -91,8 +91,6 @@ export function probeVariables(side: keyof TracingProbe, entries: readonly strin
   return variables;
 }
 
-const NO_PROBE: TracingProbe = { traced: {}, untraced: {} };
-
 /** Whether the run is a probe (any variable given to either side). */
 export function isProbe(probe: TracingProbe): boolean {
   return Object.keys(probe.traced).length + Object.keys(probe.untraced).length > 0;
@@ -253,22 +251,20 @@ export function timeNoopCalls(): Record<NoopCallKind, number> {
 }
 
 /**
- * The variables of a round: tracing on at 10 % sampling to the sink, or none of them; a probe's for
- * the side over them (the other side's removed: a stack changes sides between the halves).
- */
-function environmentFor(mode: TracingMode, sinkUrl: string, probe: TracingProbe): Record<string, string | undefined> {
-  const none = Object.fromEntries([...TRACING_VARIABLES, ...Object.keys(probe.traced), ...Object.keys(probe.untraced)].map((name) => [name, undefined]));
-  return mode === 'on' ? { ...none, OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, ...SAMPLER, ...probe.traced } : { ...none, ...probe.untraced };
-}
-
-/**
- * A measured round's variables for a service of the `mode` side that started with `ownNodeOptions`:
- * environmentFor's, with NODE_OPTIONS its own, then a probe's for its side (its preloads stay), set
- * every time so that a side's probe does not stay with the stack when it changes sides.
+ * A round's variables for a service of the `mode` side that started with `ownNodeOptions`: tracing
+ * on at 10 % sampling to the sink, or none of tracing's variables; a probe's for the side over them,
+ * the other side's removed (a stack changes sides between the halves); NODE_OPTIONS its own, then
+ * the side's probe's (its preloads stay), set every time for the same reason.
  */
 export function roundEnvironment(mode: TracingMode, sinkUrl: string, probe: TracingProbe, ownNodeOptions: string | undefined): Record<string, string | undefined> {
-  const env = environmentFor(mode, sinkUrl, probe);
+  const none = Object.fromEntries([...TRACING_VARIABLES, ...Object.keys(probe.traced), ...Object.keys(probe.untraced)].map((name) => [name, undefined]));
+  const env: Record<string, string | undefined> = mode === 'on' ? { ...none, OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, ...SAMPLER, ...probe.traced } : { ...none, ...probe.untraced };
   return { ...env, NODE_OPTIONS: [ownNodeOptions, env.NODE_OPTIONS].filter(Boolean).join(' ') || undefined };
+}
+
+/** Each service instance of `stack` with its NODE_OPTIONS as it starts now (before the scenario restarts it). */
+function nodeOptionsOf(stack: Stack): Map<StackService, string | undefined> {
+  return new Map(Object.values(stack.instances).flat().map((service) => [service, service.variable('NODE_OPTIONS')]));
 }
 
 /** Every service instance stopped (the gateway first) and started again with `envChanges` (or each its own). */
@@ -306,8 +302,7 @@ async function tracedStack(name: TracedStack['name'], stack: Stack, connections:
   log(`stack ${name}: signing up ${connections} buyers`);
   const buyers = await signUpBuyers(stack, 'tracing', connections);
   await firstOrder(buyers[0], store, hot);
-  const nodeOptions = new Map(Object.values(stack.instances).flat().map((service) => [service, service.variable('NODE_OPTIONS')]));
-  return { name, stack, sink, store, hot, buyers, placed: 1, placedTraced: 0, nodeOptions };
+  return { name, stack, sink, store, hot, buyers, placed: 1, placedTraced: 0, nodeOptions: nodeOptionsOf(stack) };
 }
 
 /**
@@ -337,7 +332,7 @@ export const tracing: Scenario = {
     if (isProbe(probe)) log(`a probe: ${describeProbe(probe)} (${share * 100} % of the traced side's traces sent to its sink)`);
     const restore = Object.fromEntries(TRACING_VARIABLES.map((name) => [name, process.env[name]]));
     /** Each service of the first stack's NODE_OPTIONS as it ran before the scenario. */
-    const nodeOptions = new Map(Object.values(stack.instances).flat().map((service) => [service, service.variable('NODE_OPTIONS')]));
+    const nodeOptions = nodeOptionsOf(stack);
     const countDir = mkdtempSync(join(tmpdir(), 'pasar-otel-count-'));
     const sides: TracedStack[] = [];
     let twin: Stack | undefined;
@@ -428,13 +423,9 @@ export const tracing: Scenario = {
       }
 
       // tracing off, like for like: the API calls it makes per order, counted over one more round
-      // of the first stack (its CPU is not measured), timed here
-      const preload = `--require ${join(__dirname, '..', 'otel-api-count-preload.cjs')}`;
-      await restartServices(first.stack, (service) => ({
-        ...environmentFor('off', first.sink.url, NO_PROBE),
-        BENCH_OTEL_COUNT_DIR: countDir,
-        NODE_OPTIONS: [nodeOptions.get(service), preload].filter(Boolean).join(' '),
-      }));
+      // of the first stack (its CPU is not measured), timed here: its preload as an untraced probe
+      const counting: TracingProbe = { traced: {}, untraced: { NODE_OPTIONS: `--require ${join(__dirname, '..', 'otel-api-count-preload.cjs')}` } };
+      await restartServices(first.stack, (service) => ({ ...roundEnvironment('off', first.sink.url, counting, nodeOptions.get(service)), BENCH_OTEL_COUNT_DIR: countDir }));
       const client = new LeanClient(first.stack.gatewayUrl);
       let counted: number;
       try {
