@@ -13,7 +13,10 @@ export interface E2eStack {
   namespace: string;
   /** A fresh browser-like client (own cookie jar) on the gateway. */
   client(): ApiClient;
-  /** The last lines of every service, for failure messages. */
+  /**
+   * For failure messages: every service instance's last lines, after its warnings and errors since
+   * the stack started (a consumer that failed from the start is there however much came after).
+   */
   recentLogs(lines?: number): string;
   /** Stops the stack, drops its schemas and streams, closes the SMTP catcher. */
   stop(): Promise<void>;
@@ -94,7 +97,12 @@ export async function startE2eStack(options: Pick<StackOptions, 'natsUrl' | 'env
     recentLogs(lines = 30) {
       return Object.values(stack.instances)
         .flat()
-        .map((service) => `--- ${service.name}${service.instance > 1 ? `-${service.instance}` : ''} ---\n${service.recentLines().slice(-lines).join('\n')}`)
+        .map((service) => {
+          const name = `${service.name}${service.instance > 1 ? `-${service.instance}` : ''}`;
+          const notable = service.notableLines().slice(-lines);
+          const warnings = notable.length ? `--- ${name}: warnings and errors since the start ---\n${notable.join('\n')}\n` : '';
+          return `${warnings}--- ${name}: last lines ---\n${service.recentLines().slice(-lines).join('\n')}`;
+        })
         .join('\n');
     },
     async stop() {

@@ -1,4 +1,4 @@
-import { consoleSink, formatServiceLine, LineBuffer, prefixFor } from './logs';
+import { consoleSink, formatServiceLine, isNotableLine, LineBuffer, prefixFor } from './logs';
 
 describe('LineBuffer', () => {
   it('keeps the last N lines', () => {
@@ -9,6 +9,34 @@ describe('LineBuffer', () => {
     none.push('x');
     expect(none.snapshot()).toEqual([]);
     expect(() => new LineBuffer(-1)).toThrow();
+  });
+});
+
+describe('isNotableLine', () => {
+  const pino = (fields: Record<string, unknown>) => JSON.stringify({ time: 1, pid: 9, msg: 'm', ...fields });
+
+  it('keeps warnings and errors, not the info below them nor a request completed with a 4xx', () => {
+    expect(isNotableLine(pino({ level: 40, msg: 'message handler failed; will redeliver' }), 'stdout')).toBe(true);
+    expect(isNotableLine(pino({ level: 50 }), 'stdout')).toBe(true);
+    expect(isNotableLine(pino({ level: 60 }), 'stderr')).toBe(true);
+    expect(isNotableLine(pino({ level: 30 }), 'stdout')).toBe(false);
+    expect(isNotableLine(pino({ level: 30 }), 'stderr')).toBe(false);
+    expect(isNotableLine(pino({ level: 40, msg: 'request completed', req: { method: 'GET' }, res: { statusCode: 404 } }), 'stdout')).toBe(false);
+    expect(isNotableLine(pino({ level: 50, msg: 'request errored', res: { statusCode: 500 } }), 'stdout')).toBe(false);
+  });
+
+  it('tells pino lines, which start with their level, apart the same way', () => {
+    expect(isNotableLine('{"level":30,"time":1,"msg":"busy"}', 'stdout')).toBe(false);
+    expect(isNotableLine('{"level":20}', 'stderr')).toBe(false);
+    expect(isNotableLine('{"level":40,"time":1,"msg":"consumer not running; retrying"}', 'stdout')).toBe(true);
+    expect(isNotableLine('{"level":50,"time":1,"msg":"request completed","res":{"statusCode":500}}', 'stdout')).toBe(false);
+  });
+
+  it('keeps what is not pino JSON only from stderr', () => {
+    expect(isNotableLine('    at Object.<anonymous> (/app/main.js:1:1)', 'stderr')).toBe(true);
+    expect(isNotableLine('{ not json', 'stderr')).toBe(true);
+    expect(isNotableLine('listening on 4001', 'stdout')).toBe(false);
+    expect(isNotableLine('{"level":"warn"}', 'stdout')).toBe(false);
   });
 });
 

@@ -52,6 +52,28 @@ export function prefixFor(source: string, color: boolean, width = 10): string {
   return colorize(label, COLORS[source] ?? COLORS[source.replace(/-\d+$/, '')] ?? 37, color);
 }
 
+const PINO_LEVEL = /^\{"level":(\d+)[,}]/;
+
+/**
+ * Whether a service's output line is worth keeping for a failure report however long ago it was
+ * printed: a pino line at warn or above that is not a request's completion (a 4xx answer logs at
+ * warn, and tests ask for many), or anything on stderr that is not pino JSON (a crash's stack, a
+ * node warning). A consumer that keeps failing or a relay that cannot publish says so this way.
+ */
+export function isNotableLine(line: string, stream: 'stdout' | 'stderr'): boolean {
+  // pino writes the level first: most lines (info) are told apart without parsing them
+  const level = PINO_LEVEL.exec(line);
+  if (level && Number(level[1]) < 40) return false;
+  let parsed: unknown;
+  try {
+    parsed = line.startsWith('{') ? JSON.parse(line) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!isRecord(parsed) || typeof parsed.level !== 'number') return stream === 'stderr';
+  return parsed.level >= 40 && !isRecord(parsed.res);
+}
+
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 const LEVEL_COLORS: Record<string, number> = { WARN: 33, ERROR: 31, FATAL: 31 };
 /** pino's own fields and the ones rendered specially below. */

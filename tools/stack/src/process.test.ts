@@ -19,6 +19,21 @@ describe('ManagedProcess', () => {
     expect(proc.running).toBe(false);
   });
 
+  it('keeps its warnings and errors however many lines came after them, across restarts', async () => {
+    const warn = JSON.stringify({ level: 40, msg: 'consumer not running; retrying' });
+    const info = JSON.stringify({ level: 30, msg: 'busy' });
+    const error = JSON.stringify({ level: 50, msg: 'outbox publish failed; will retry' });
+    const proc = node(`console.log(${JSON.stringify(warn)}); for (let i = 0; i < 50; i++) console.log(${JSON.stringify(info)}); console.log(${JSON.stringify(error)})`, undefined, 3);
+    proc.start();
+    await proc.exited();
+    expect(proc.lines.snapshot()).toEqual([info, info, error]);
+    expect(proc.notableLines.snapshot()).toEqual([warn, error]);
+    proc.start();
+    await proc.exited();
+    // the last three of them, the first run's among them
+    expect(proc.notableLines.snapshot()).toEqual([error, warn, error]);
+  });
+
   it('stops with SIGTERM and can start again', async () => {
     const proc = node("process.on('SIGTERM', () => { console.log('bye'); process.exit(0); }); console.log('up'); setInterval(() => {}, 1000)");
     const exits: boolean[] = [];

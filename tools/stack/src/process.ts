@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { hasExited, signalGroup, trackChild } from './children';
-import { LineBuffer, type LogSink } from './logs';
+import { isNotableLine, LineBuffer, type LogSink } from './logs';
 
 export interface ProcessExit {
   code: number | null;
@@ -18,7 +18,7 @@ export interface ManagedProcessOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   sink: LogSink;
-  /** How many recent output lines to keep for error reports. */
+  /** How many recent output lines to keep for error reports (and as many notable ones: isNotableLine). */
   keepLines: number;
 }
 
@@ -28,6 +28,8 @@ export interface ManagedProcessOptions {
  */
 export class ManagedProcess {
   readonly lines: LineBuffer;
+  /** Its warnings and errors (isNotableLine) since it was made, across restarts: the last keepLines of them. */
+  readonly notableLines: LineBuffer;
   private child?: ChildProcess;
   private exitPromise?: Promise<ProcessExit>;
   private readonly exitListeners = new Set<(exit: ProcessExit) => void>();
@@ -38,6 +40,7 @@ export class ManagedProcess {
 
   constructor(private readonly options: ManagedProcessOptions) {
     this.lines = new LineBuffer(options.keepLines);
+    this.notableLines = new LineBuffer(options.keepLines);
     this.environment = { ...options.env };
   }
 
@@ -87,6 +90,7 @@ export class ManagedProcess {
     this.stopRequested = false;
     const record = (stream: 'stdout' | 'stderr') => (line: string) => {
       this.lines.push(line);
+      if (isNotableLine(line, stream)) this.notableLines.push(line);
       this.options.sink({ source: this.name, line, stream });
     };
     if (child.stdout) createInterface({ input: child.stdout }).on('line', record('stdout'));
@@ -116,7 +120,9 @@ export class ManagedProcess {
     this.stopRequested = true;
     signalGroup(child, 'SIGTERM');
     const timer = setTimeout(() => {
-      this.lines.push(`did not stop within ${graceMs} ms; killed`);
+      const killed = `did not stop within ${graceMs} ms; killed`;
+      this.lines.push(killed);
+      this.notableLines.push(killed);
       signalGroup(child, 'SIGKILL');
     }, graceMs);
     await exited;

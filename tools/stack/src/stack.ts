@@ -109,6 +109,8 @@ export interface StackService {
   start(envChanges?: Record<string, string | undefined>): Promise<void>;
   /** The last output lines (kept even when the log sink is silent). */
   recentLines(): string[];
+  /** Its warnings and errors since the stack started (isNotableLine), however many lines came after them. */
+  notableLines(): string[];
   /** One variable of the environment it starts with next (undefined when unset). */
   variable(name: string): string | undefined;
 }
@@ -513,6 +515,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         stop: () => managed.stop(),
         start: (envChanges) => startOne(name, instance, port, envChanges),
         recentLines: () => managed.lines.snapshot(),
+        notableLines: () => managed.notableLines.snapshot(),
         variable: (variableName) => managed.variable(variableName),
       };
     };
