@@ -630,6 +630,94 @@ describe('consumers', () => {
     await second.close();
   });
 
+  test('a handler that runs longer than ack_wait is kept alive: its message is not delivered again meanwhile', async () => {
+    const deliveries: number[] = [];
+    const c = consume(t.bus, {
+      name: 'slow',
+      event: identityUserUpserted,
+      ackWaitMs: 1000,
+      handler: async (data, { deliveryCount }) => {
+        if (!data.email.endsWith('@slow.test')) return;
+        deliveries.push(deliveryCount);
+        await new Promise((r) => setTimeout(r, 3500));
+      },
+    });
+    running.push(c);
+    await c.ready;
+    const env = envelopeOf({ ...userEvent(1), email: 'once@slow.test' });
+    await t.bus.js.publish(t.bus.naming.subject(identityUserUpserted.type), JSON.stringify(env), { msgID: env.id });
+    await waitFor(async () => {
+      const info = await (await t.bus.jsm).consumers.info(t.bus.naming.stream('IDENTITY'), t.bus.naming.durable(t.bus.service, 'slow'));
+      return deliveries.length > 0 && info.num_ack_pending === 0 && info.num_pending === 0;
+    }, 15000);
+    // three and a half times ack_wait, one delivery
+    expect(deliveries).toEqual([1]);
+  });
+
+  test('a batch still running after maxHandlingMs is taken as hung: its messages and those behind it go to the other instance, and the hung one pulls again once it ends', async () => {
+    const second = await Bus.connect({ natsUrl: t.bus.options.natsUrl, namespace: t.namespace, service: 'bustest', log: silentLog });
+    const handled: { email: string; by: string; deliveryCount: number; at: number }[] = [];
+    const hung: { by: string; at: number }[] = [];
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((r) => (release = r));
+    const make = (bus: Bus, who: string) =>
+      consume(bus, {
+        name: 'hung',
+        event: identityUserUpserted,
+        ackWaitMs: 1000,
+        maxHandlingMs: 3000,
+        handler: async (data, { deliveryCount }) => {
+          if (!data.email.endsWith('@hung.test')) return;
+          // the first delivery of `hang@` never answers (until released), wherever it lands
+          if (data.email.startsWith('hang@') && deliveryCount === 1) {
+            hung.push({ by: who, at: Date.now() });
+            await released;
+          }
+          handled.push({ email: data.email, by: who, deliveryCount, at: Date.now() });
+        },
+      });
+    const a = make(t.bus, 'a');
+    const b = make(second, 'b');
+    running.push(a, b);
+    try {
+      await Promise.all([a.ready, b.ready]);
+      const subject = t.bus.naming.subject(identityUserUpserted.type);
+      const emails = ['hang@hung.test', ...[1, 2, 3, 4, 5].map((n) => `after${n}@hung.test`)];
+      for (const [n, email] of emails.entries()) {
+        const env = envelopeOf({ ...userEvent(n), email });
+        await t.bus.js.publish(subject, JSON.stringify(env), { msgID: env.id });
+      }
+      await waitFor(() => emails.every((email) => handled.some((h) => h.email === email)), 20000, 50);
+      expect(hung).toHaveLength(1);
+      const [{ by: hungBy, at: hungAt }] = hung;
+      const hang = handled.filter((h) => h.email === 'hang@hung.test');
+      // handled once, by the other instance, and only after maxHandlingMs: until then it was kept alive
+      expect(hang).toHaveLength(1);
+      expect(hang[0].by).not.toBe(hungBy);
+      expect(hang[0].deliveryCount).toBeGreaterThan(1);
+      expect(hang[0].at - hungAt).toBeGreaterThanOrEqual(2900);
+      // what the hung instance had buffered behind it went to the other one too: nothing waits on it
+      expect(handled.filter((h) => h.by === hungBy)).toEqual([]);
+
+      // the hung batch ends: that instance pulls again (alone now, it gets the next message)
+      const [hungConsumer, other, otherBus] = hungBy === 'a' ? [a, b, second] : [b, a, t.bus];
+      await other.stop();
+      release();
+      await waitFor(() => handled.some((h) => h.by === hungBy && h.email === 'hang@hung.test'), 5000, 50);
+      const next = envelopeOf({ ...userEvent(9), email: 'next@hung.test' });
+      await otherBus.js.publish(subject, JSON.stringify(next), { msgID: next.id });
+      await waitFor(() => handled.some((h) => h.email === 'next@hung.test'), 10000, 50);
+      expect(handled.find((h) => h.email === 'next@hung.test')?.by).toBe(hungBy);
+      await hungConsumer.stop();
+    } finally {
+      release();
+      await a.stop();
+      await b.stop();
+      running.length = 0;
+      await second.close();
+    }
+  });
+
   test('a failing handler is redelivered with backoff, past any old delivery limit, until it succeeds; nothing parked', async () => {
     const attempts = new Map<string, number>();
     let broken = true;

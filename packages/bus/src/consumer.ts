@@ -54,6 +54,19 @@ export interface ConsumerOptions<E extends EventContract> {
    * `b2b` orders); the server then never delivers it the rest. Default: every part.
    */
   routeKey?: string;
+  /**
+   * How long the server waits for a message's ack before it delivers it again (default 30 s: what
+   * a consumer that died mid-message costs). A batch still being handled is kept alive meanwhile.
+   */
+  ackWaitMs?: number;
+  /**
+   * How long a batch may be handled before it is taken as hung (default 5 min): a query on a
+   * connection that never answers, a call without a timeout. Past it its messages are no longer
+   * kept alive, so the server delivers them again after ack_wait, to another instance, and this
+   * instance stops pulling (what it had buffered goes back at once) until the batch ends. With an
+   * inbox a late end of the hung batch still has its effect once.
+   */
+  maxHandlingMs?: number;
   handler: (data: EventData<E>, ctx: MessageContext) => Promise<void>;
 }
 
@@ -133,6 +146,7 @@ export class PermanentFailure extends Error {
 
 export const DEFAULT_BACKOFF_MS = [1000, 2000, 5000, 10000, 30000];
 const ACK_WAIT_MS = 30_000;
+const MAX_HANDLING_MS = 5 * 60_000;
 /** JetStream's "no limit" for max_deliver. */
 const UNLIMITED = -1;
 /** Messages pulled ahead; also the most an inbox consumer handles in one transaction. */
@@ -216,7 +230,7 @@ class MessageSettler<E extends EventContract> {
   async settle(delivery: Delivery<E>, work: () => Promise<void>): Promise<void> {
     const { msg, envelope } = delivery;
     try {
-      await inMessageSpan(`${envelope.type} process`, msg.headers, () => messageAttributes(msg, envelope, this.durable), () => keepingAlive([msg], work));
+      await inMessageSpan(`${envelope.type} process`, msg.headers, () => messageAttributes(msg, envelope, this.durable), work);
       msg.ack();
     } catch (err) {
       if (err instanceof PermanentFailure) return this.park(msg, envelope, err);
@@ -281,20 +295,13 @@ function terminate(msg: JsMsg): void {
   msg.term();
 }
 
-/** Tells the server the messages are still being worked on while `work` runs longer than a third of ack_wait. */
-async function keepingAlive(msgs: JsMsg[], work: () => Promise<void>): Promise<void> {
-  const keepAlive = setInterval(() => msgs.forEach((m) => m.working()), ACK_WAIT_MS / 3);
-  try {
-    await work();
-  } finally {
-    clearInterval(keepAlive);
-  }
-}
-
 /**
  * The durable pull consumer's loop: creates or updates the durable, buffers what the server sends
  * and hands everything buffered so far (at most MAX_BUFFERED) to `handleBatch`, one batch at a
- * time, so the order of the stream is kept. Reconnects with a growing pause.
+ * time, so the order of the stream is kept. Reconnects with a growing pause. While a batch runs
+ * its messages are kept alive (`working`, every third of ack_wait), for at most maxHandlingMs:
+ * past it the batch is taken as hung, and its messages and the ones buffered behind it go to the
+ * durable's other instances (ConsumerOptions.maxHandlingMs).
  */
 function runDurable<E extends EventContract>(
   bus: Bus,
@@ -307,6 +314,8 @@ function runDurable<E extends EventContract>(
   let stopped = false;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((r) => (markReady = r));
+  const ackWaitMs = options.ackWaitMs ?? ACK_WAIT_MS;
+  const maxHandlingMs = options.maxHandlingMs ?? MAX_HANDLING_MS;
 
   const config: Partial<ConsumerConfig> = {
     durable_name: durable,
@@ -318,11 +327,37 @@ function runDurable<E extends EventContract>(
     // No server-side `backoff`: the server would use its first entry as the ack wait and
     // redeliver a slow handler's message while it still runs. Failures are nak'ed with the
     // backoff delay instead; ack_wait only covers a consumer that died mid-message.
-    ack_wait: nanos(ACK_WAIT_MS),
+    ack_wait: nanos(ackWaitMs),
   };
 
   const buffered: JsMsg[] = [];
   let wake: (() => void) | undefined;
+
+  /** Stops pulling and gives what is buffered back to the server (nak: delivered again at once, elsewhere). */
+  const stopPulling = async (): Promise<void> => {
+    await messages?.close();
+    for (const msg of buffered.splice(0)) msg.nak();
+  };
+
+  /** `handleBatch`, its messages kept alive while it runs, for at most maxHandlingMs. */
+  const handleKeptAlive = async (batch: JsMsg[]): Promise<void> => {
+    const started = Date.now();
+    const keepAlive = setInterval(() => batch.forEach((msg) => msg.working()), ackWaitMs / 3);
+    let hung = false;
+    const watchdog = setTimeout(() => {
+      hung = true;
+      clearInterval(keepAlive);
+      bus.log.error({ consumer: durable, messages: batch.length, maxHandlingMs }, 'a batch is still being handled after maxHandlingMs: taken as hung, its messages go to other instances; pulling stops until it ends');
+      void stopPulling();
+    }, maxHandlingMs);
+    try {
+      await handleBatch(batch);
+    } finally {
+      clearInterval(keepAlive);
+      clearTimeout(watchdog);
+      if (hung) bus.log.warn({ consumer: durable, handlingMs: Date.now() - started }, 'the hung batch ended; pulling again');
+    }
+  };
   /** Handles batches until the buffer is empty and `closed` has settled. */
   const drain = async (closed: Promise<void | Error>): Promise<void | Error> => {
     let ended: { err: void | Error } | undefined;
@@ -332,7 +367,7 @@ function runDurable<E extends EventContract>(
     });
     for (;;) {
       if (buffered.length > 0) {
-        await handleBatch(buffered.splice(0, MAX_BUFFERED));
+        await handleKeptAlive(buffered.splice(0, MAX_BUFFERED));
         continue;
       }
       if (ended) return ended.err;
@@ -488,11 +523,7 @@ export function consumeWithInbox<E extends EventContract, TTx extends InboxTx>(
         await inBatchSpan(
           `${deliveries[0].envelope.type} process`,
           deliveries.map((d) => ({ headers: d.msg.headers, id: d.envelope.id })),
-          () =>
-            keepingAlive(
-              deliveries.map((d) => d.msg),
-              () => handleTogether(deliveries),
-            ),
+          () => handleTogether(deliveries),
         );
         for (const d of deliveries) d.msg.ack();
         return;
