@@ -18,22 +18,43 @@ interface Disconnectable {
 export interface SqlPoolOptions {
   /** Connections at most (pg's default 10). */
   max?: number;
+  /**
+   * How long a connection may sit in an open transaction without sending anything before
+   * PostgreSQL ends it (its `idle_in_transaction_session_timeout`; default 2 min, far longer than
+   * any transaction of ours waits between statements). A process that hung or vanished
+   * mid-transaction (its host lost, the network cut) would otherwise hold the transaction's locks
+   * and uncommitted rows (an inbox claim, an order's advisory lock) until the server's TCP
+   * keepalive noticed, two hours later by default, and the instance that takes its work over would
+   * wait for them.
+   */
+  idleInTransactionMs?: number;
 }
+
+/** SqlPoolOptions.idleInTransactionMs's default. */
+const IDLE_IN_TRANSACTION_MS = 120_000;
 
 /**
  * A `pg` pool on `databaseUrl` whose every connection has `search_path` = the URL's `?schema=`
- * (default `public`), so plain SQL names the service's own tables unqualified.
+ * (default `public`), so plain SQL names the service's own tables unqualified, and ends when left
+ * idle in a transaction for `idleInTransactionMs`.
  */
 export function createSqlPool(databaseUrl: string, options: SqlPoolOptions = {}): pg.Pool {
   const schema = assertSchemaName(schemaFromUrl(databaseUrl));
+  const idleInTransactionMs = options.idleInTransactionMs ?? IDLE_IN_TRANSACTION_MS;
+  if (!Number.isInteger(idleInTransactionMs) || idleInTransactionMs < 1) throw new Error(`bad idleInTransactionMs ${idleInTransactionMs}`);
   const pool = new pg.Pool({
     connectionString: connectionStringWithoutSchema(databaseUrl),
-    options: `-c search_path=${quoteIdent(schema)}`,
+    options: `-c search_path=${quoteIdent(schema)} -c idle_in_transaction_session_timeout=${idleInTransactionMs}`,
     max: options.max ?? 10,
   });
   // an idle connection that breaks (server restart) is dropped by the pool; the next query
   // reports the failure to its caller. Without a listener the 'error' event would end the process.
   pool.on('error', () => undefined);
+  // the same for a connection taken from the pool that breaks between two of its statements (the
+  // server restarted, or ended a transaction left idle): the pool listens only while it is idle,
+  // so without this the 'error' event would end the process; its next query fails instead, and
+  // its holder releases it broken
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -1,6 +1,6 @@
 import './fixture/ensure-generated';
 import { Client } from 'pg';
-import { connectionStringWithoutSchema, createPrisma, migrate, sqlPoolOf } from '../src';
+import { connectionStringWithoutSchema, createPrisma, createSqlPool, migrate, sqlPoolOf } from '../src';
 import { Prisma, PrismaClient } from './fixture/generated/client';
 import { Schemas, fixtureMigrationsDir } from './helpers';
 
@@ -93,5 +93,44 @@ describe('createPrisma', () => {
     await other.$disconnect();
     expect(pool.ended).toBe(true);
     await expect(pool.query('SELECT 1')).rejects.toThrow();
+  });
+});
+
+describe('createSqlPool', () => {
+  it('gives a connection idle in a transaction two minutes by default', async () => {
+    const pool = createSqlPool(db.databaseUrl);
+    try {
+      const { rows } = await pool.query<{ timeout: string }>("SELECT current_setting('idle_in_transaction_session_timeout') AS timeout");
+      expect(rows).toEqual([{ timeout: '2min' }]);
+    } finally {
+      await pool.end();
+    }
+    expect(() => createSqlPool(db.databaseUrl, { idleInTransactionMs: 0 })).toThrow(/idleInTransactionMs/);
+  });
+
+  it('a transaction left idle past idleInTransactionMs is ended by the server: its locks go to the next taker, and its holder gets an error, not a crash', async () => {
+    const pool = createSqlPool(db.databaseUrl, { idleInTransactionMs: 300 });
+    const other = new Client({ connectionString: connectionStringWithoutSchema(db.databaseUrl) });
+    await other.connect();
+    const key = Math.floor(Math.random() * 2 ** 31);
+    try {
+      const holder = await pool.connect();
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock($1)', [key]);
+      await holder.query(`INSERT INTO customer (id, email, name) VALUES (gen_random_uuid(), 'idle@example.my', 'Idle')`);
+      // the holder sends nothing more; the other connection waits for the lock until the server ends that transaction
+      const started = Date.now();
+      await other.query('SELECT pg_advisory_lock($1)', [key]);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      await other.query('SELECT pg_advisory_unlock($1)', [key]);
+      // nothing of it was committed; the holder learns at its next statement, and the pool drops it
+      expect((await other.query(`SELECT count(*)::int AS n FROM "${db.schema}".customer WHERE email = 'idle@example.my'`)).rows).toEqual([{ n: 0 }]);
+      await expect(holder.query('COMMIT')).rejects.toThrow();
+      holder.release(true);
+      expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await other.end();
+      await pool.end();
+    }
   });
 });
