@@ -1,8 +1,10 @@
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { DEFAULT_TEST_DATABASE_URL } from '@pasar/db';
-import { spansIn, waitFor } from '@pasar/testkit';
-import { execFileSync } from 'node:child_process';
+import { createTestBus, spansIn, TEST_NATS_URL, waitFor } from '@pasar/testkit';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -79,6 +81,52 @@ describe('the bench figures', () => {
     await waitFor(() => !readProcess(rows[0].pid), 10_000, 20);
     expect(readInfrastructure().postgres).toBeGreaterThanOrEqual(before);
   });
+});
+
+describe('npm run bench: interrupted', () => {
+  test('Ctrl-C stops its stack and drops its schemas and streams, then exits 130', async () => {
+    const databaseUrl = process.env.TEST_DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
+    const root = join(__dirname, '..', '..');
+    const bench = spawn(join(root, 'node_modules', '.bin', 'tsx'), ['bench/src/main.ts', '--only', 'machine'], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: TEST_NATS_URL },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const lines: string[] = [];
+    createInterface({ input: bench.stdout }).on('line', (line) => lines.push(line));
+    const exited = once(bench, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    const pg = new Client({ connectionString: databaseUrl });
+    await pg.connect();
+    const nats = await createTestBus('bench-interrupted');
+    try {
+      await waitFor(() => lines.some((line) => line.includes('stack ready')), 150_000, 200);
+      const namespace = /schema prefix (\w+);/.exec(lines.join('\n'))?.[1];
+      if (!namespace) throw new Error(`no namespace in:\n${lines.join('\n')}`);
+      const left = async () => ({
+        schemas: (await pg.query<{ name: string }>('SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1)', [namespace])).rows.length,
+        streams: await (async () => {
+          let count = 0;
+          for await (const stream of (await nats.bus.jsm).streams.list()) if (stream.config.name.startsWith(namespace.toUpperCase())) count += 1;
+          return count;
+        })(),
+      });
+      // the stack is there while the run goes on
+      const during = await left();
+      expect(during.schemas).toBeGreaterThan(0);
+      expect(during.streams).toBeGreaterThan(0);
+
+      bench.kill('SIGINT');
+      const [code] = await exited;
+      expect(code).toBe(130);
+      expect(lines.join('\n')).toContain('SIGINT: stopping 1 stack(s)');
+      expect(lines.at(-1)).toContain('stopped; nothing of the run is left behind');
+      expect(await left()).toEqual({ schemas: 0, streams: 0 });
+    } finally {
+      if (bench.exitCode === null) bench.kill('SIGKILL');
+      await pg.end();
+      await nats.close();
+    }
+  }, 240_000);
 });
 
 describe('npm run bench: its options', () => {

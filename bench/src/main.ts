@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startStack, type ServiceName } from '@pasar/stack';
+import { createSignalGate, startStack, type ServiceName, type Stack } from '@pasar/stack';
 import { startSmtpCatcher, uniqueNamespace } from '@pasar/testkit';
 import { SCENARIOS } from './scenarios';
 import { isProbe, probeVariables } from './scenarios/tracing';
@@ -108,11 +108,29 @@ async function main(): Promise<void> {
   // in any deployment: without one the notifier retries each with backoff through the rounds
   const mail = await startSmtpCatcher();
   env.notifier = { ...(env.notifier ?? {}), SMTP_URL: mail.url };
+  // an interrupted run (Ctrl-C, a CI job's timeout) stops its stacks and drops their schemas and
+  // streams, as a finished one does; a second Ctrl-C exits at once
+  /** Every stack this run started or is starting (one still starting is stopped once it is up). */
+  const stacks: Promise<Stack>[] = [];
+  const onSignal = (signal: NodeJS.Signals) => {
+    const decision = signals.receive(signal);
+    if (decision === 'ignore') return;
+    if (decision === 'force') process.exit(130);
+    log(`${signal}: stopping ${stacks.length} stack(s) and dropping their data (Ctrl-C again to exit at once)`);
+    void Promise.allSettled(stacks.map(async (starting) => (await starting).stop({ dropData: true })))
+      .then(() => mail.close())
+      .finally(() => {
+        log('stopped; nothing of the run is left behind');
+        process.exit(130);
+      });
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const namespace = uniqueNamespace('bench');
   log(`starting the stack (namespace and schema prefix ${namespace}; ${settings.replicas} instance(s) of each service but the gateway)`);
   const started = Date.now();
-  const startBenchStack = (namespace: string) =>
-    startStack({
+  const startBenchStack = (namespace: string): Promise<Stack> => {
+    const starting = startStack({
       ports: 'free',
       replicas: settings.replicas,
       namespace,
@@ -125,6 +143,9 @@ async function main(): Promise<void> {
       dropDataOnFailure: true,
       onServiceExit: (service, description) => log(`${service} ${description} during the run`),
     });
+    stacks.push(starting);
+    return starting;
+  };
   const stack = await startBenchStack(namespace);
   const startTwin = () => {
     const twin = uniqueNamespace('bench');
@@ -199,9 +220,19 @@ async function main(): Promise<void> {
   log(`written ${file}`);
 }
 
+/** Ctrl-C or SIGTERM: once one arrives, the signal handler ends the process (after stopping the stacks), not main. */
+const signals = createSignalGate();
+
 if (require.main === module) {
-  main().then(() => process.exit(0), (err: unknown) => {
-    console.error('bench failed:', err instanceof Error ? err.message : err);
-    process.exit(1);
-  });
+  main().then(
+    () => {
+      if (!signals.first) process.exit(0);
+    },
+    (err: unknown) => {
+      // the run failed because it was interrupted: the handler exits once its stacks are stopped
+      if (signals.first) return;
+      console.error('bench failed:', err instanceof Error ? err.message : err);
+      process.exit(1);
+    },
+  );
 }
