@@ -52,6 +52,8 @@ export function prefixFor(source: string, color: boolean, width = 10): string {
   return colorize(label, COLORS[source] ?? COLORS[source.replace(/-\d+$/, '')] ?? 37, color);
 }
 
+/** pino's warn level, and a pino line's level where pino writes it: first. */
+const WARN = 40;
 const PINO_LEVEL = /^\{"level":(\d+)[,}]/;
 
 /**
@@ -63,15 +65,22 @@ const PINO_LEVEL = /^\{"level":(\d+)[,}]/;
 export function isNotableLine(line: string, stream: 'stdout' | 'stderr'): boolean {
   // pino writes the level first: most lines (info) are told apart without parsing them
   const level = PINO_LEVEL.exec(line);
-  if (level && Number(level[1]) < 40) return false;
+  if (level && Number(level[1]) < WARN) return false;
+  const record = pinoRecordOf(line);
+  if (!record) return stream === 'stderr';
+  return record.level >= WARN && !isRecord(record.res);
+}
+
+/** A service's output line as the pino record it is, or undefined when it is not one. */
+function pinoRecordOf(line: string): (Record<string, unknown> & { level: number }) | undefined {
+  if (!line.startsWith('{')) return undefined;
   let parsed: unknown;
   try {
-    parsed = line.startsWith('{') ? JSON.parse(line) : undefined;
+    parsed = JSON.parse(line);
   } catch {
-    parsed = undefined;
+    return undefined;
   }
-  if (!isRecord(parsed) || typeof parsed.level !== 'number') return stream === 'stderr';
-  return parsed.level >= 40 && !isRecord(parsed.res);
+  return isRecord(parsed) && typeof parsed.level === 'number' ? (parsed as Record<string, unknown> & { level: number }) : undefined;
 }
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
@@ -92,14 +101,8 @@ function text(value: unknown): string {
  * Lines that are not pino JSON are returned as they are.
  */
 export function formatServiceLine(line: string, color = false): string {
-  if (!line.startsWith('{')) return line;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line);
-  } catch {
-    return line;
-  }
-  if (!isRecord(parsed) || typeof parsed.level !== 'number') return line;
+  const parsed = pinoRecordOf(line);
+  if (!parsed) return line;
   const level = LEVELS[parsed.level] ?? String(parsed.level);
   const parts: string[] = [colorize(level.padEnd(5), LEVEL_COLORS[level] ?? 2, color)];
   if (typeof parsed.msg === 'string' && parsed.msg) parts.push(parsed.msg);
