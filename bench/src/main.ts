@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createSignalGate, startStack, type ServiceName, type Stack } from '@pasar/stack';
+import { onStopSignals, startStack, type ServiceName, type Stack } from '@pasar/stack';
 import { startSmtpCatcher, uniqueNamespace } from '@pasar/testkit';
 import { SCENARIOS } from './scenarios';
 import { isProbe, probeVariables } from './scenarios/tracing';
@@ -76,6 +76,9 @@ export function parseBenchArgs(argv: readonly string[], env: Record<string, stri
   };
 }
 
+/** Set by Ctrl-C or SIGTERM: the stop of the run's stacks, which ends the process (not main). */
+let interrupted: Promise<void> | undefined;
+
 async function main(): Promise<void> {
   const settings = parseBenchArgs(process.argv.slice(2), process.env);
   if (settings.help) {
@@ -109,23 +112,21 @@ async function main(): Promise<void> {
   const mail = await startSmtpCatcher();
   env.notifier = { ...(env.notifier ?? {}), SMTP_URL: mail.url };
   // an interrupted run (Ctrl-C, a CI job's timeout) stops its stacks and drops their schemas and
-  // streams, as a finished one does; a second Ctrl-C exits at once
+  // streams, as a finished one does, then exits 130; a second Ctrl-C exits at once
   /** Every stack this run started or is starting (one still starting is stopped once it is up). */
   const stacks: Promise<Stack>[] = [];
-  const onSignal = (signal: NodeJS.Signals) => {
-    const decision = signals.receive(signal);
-    if (decision === 'ignore') return;
-    if (decision === 'force') process.exit(130);
-    log(`${signal}: stopping ${stacks.length} stack(s) and dropping their data (Ctrl-C again to exit at once)`);
-    void Promise.allSettled(stacks.map(async (starting) => (await starting).stop({ dropData: true })))
-      .then(() => mail.close())
-      .finally(() => {
-        log('stopped; nothing of the run is left behind');
-        process.exit(130);
-      });
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  onStopSignals({
+    say: log,
+    onStop: (signal) => {
+      log(`${signal}: stopping ${stacks.length} stack(s) and dropping their data (Ctrl-C again to exit at once)`);
+      interrupted = Promise.allSettled(stacks.map(async (starting) => (await starting).stop({ dropData: true })))
+        .then(() => mail.close())
+        .finally(() => {
+          log('stopped; nothing of the run is left behind');
+          process.exit(130);
+        });
+    },
+  });
   const namespace = uniqueNamespace('bench');
   log(`starting the stack (namespace and schema prefix ${namespace}; ${settings.replicas} instance(s) of each service but the gateway)`);
   const started = Date.now();
@@ -220,17 +221,14 @@ async function main(): Promise<void> {
   log(`written ${file}`);
 }
 
-/** Ctrl-C or SIGTERM: once one arrives, the signal handler ends the process (after stopping the stacks), not main. */
-const signals = createSignalGate();
-
 if (require.main === module) {
   main().then(
     () => {
-      if (!signals.first) process.exit(0);
+      if (!interrupted) process.exit(0);
     },
     (err: unknown) => {
-      // the run failed because it was interrupted: the handler exits once its stacks are stopped
-      if (signals.first) return;
+      // the run failed because it was interrupted: the stop exits once its stacks are stopped
+      if (interrupted) return;
       console.error('bench failed:', err instanceof Error ? err.message : err);
       process.exit(1);
     },

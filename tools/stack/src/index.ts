@@ -22,4 +22,4 @@ export * from './seed';
 export * from './seed-client';
 export * from './seed-b2b';
 export { ManagedProcess } from './process';
-export { createSignalGate, type SignalGate, type SignalDecision } from './signals';
+export { onStopSignals, type SignalGate, type StopSignalOptions } from './signals';

@@ -13,7 +13,7 @@ import { DEMO_CUSTOMER_EMAIL, findDemoWalkthroughIds, seedDemoData, type DemoWal
 import { startSmtpCatcher } from '@pasar/testkit';
 import { NatsServerMissingError } from './nats';
 import { portsFromBase, redactUrl, SERVICE_NAMES } from './services';
-import { createSignalGate } from './signals';
+import { onStopSignals } from './signals';
 import { DEMO_LOGINS, repositoryRoot, resolveSettings, USAGE, UsageError, type LauncherSettings } from './settings';
 import { StackStartError, startStack, type Stack } from './stack';
 
@@ -109,21 +109,15 @@ async function main(): Promise<number> {
   const running: { stack?: Stack } = {};
   const stopOptions = { dropData: settings.dropDataOnStop };
   // one Ctrl-C may arrive twice (the terminal's and npm's copy): a repeat within a second is ignored
-  const signals = createSignalGate();
   let shutdown: Promise<void> | undefined;
-  const finished = new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      const decision = signals.receive(signal);
-      if (decision === 'ignore') return;
-      if (decision === 'force') {
-        say(`${signal} again: exiting now`);
-        process.exit(130);
-      }
+  let stopped: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => (stopped = resolve));
+  const signals = onStopSignals({
+    say,
+    onStop: (signal) => {
       say(`${signal}: stopping (press Ctrl-C again to force)`);
-      if (running.stack) shutdown = running.stack.stop(stopOptions).then(resolve);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+      if (running.stack) shutdown = running.stack.stop(stopOptions).then(stopped);
+    },
   });
 
   // `npm install` generates them (postinstall); an install with --ignore-scripts did not

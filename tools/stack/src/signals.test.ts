@@ -1,4 +1,5 @@
-import { createSignalGate } from './signals';
+import { EventEmitter } from 'node:events';
+import { createSignalGate, onStopSignals, SIGNAL_REPEAT_WINDOW_MS } from './signals';
 
 function clock(start = 1_000_000) {
   let t = start;
@@ -32,5 +33,26 @@ describe('createSignalGate', () => {
     time.advance(1);
     expect(gate.receive('SIGINT')).toBe('force');
     expect(gate.first).toBe('SIGINT');
+  });
+});
+
+describe('onStopSignals', () => {
+  it('stops once at the first SIGINT or SIGTERM, ignores the same Ctrl-C again, and exits 130 at a later one', () => {
+    const time = clock();
+    const signals = new EventEmitter();
+    const stops: NodeJS.Signals[] = [];
+    const said: string[] = [];
+    const exits: number[] = [];
+    const gate = onStopSignals({ onStop: (signal) => stops.push(signal), say: (line) => said.push(line), signals, exit: (code) => exits.push(code), now: time.now });
+    expect(gate.first).toBeUndefined();
+    signals.emit('SIGTERM', 'SIGTERM');
+    expect(stops).toEqual(['SIGTERM']);
+    expect(gate.first).toBe('SIGTERM');
+    time.advance(10);
+    signals.emit('SIGINT', 'SIGINT');
+    expect({ stops, exits }).toEqual({ stops: ['SIGTERM'], exits: [] });
+    time.advance(SIGNAL_REPEAT_WINDOW_MS);
+    signals.emit('SIGINT', 'SIGINT');
+    expect({ stops, exits, said }).toEqual({ stops: ['SIGTERM'], exits: [130], said: ['SIGINT again: exiting now'] });
   });
 });
