@@ -42,7 +42,8 @@ describe('the bench figures', () => {
     try {
       const buyers: Buyer[] = [0, 1].map((i) => ({ session: { cookie: `s=${i}` } as Session, addressId: `a-${i}`, client }));
       const store = { shippingMethodId: 'm-1' } as OpenedStore;
-      const quick = await pacedRound(buyers, store, (i) => `p-${i}`, 100, 0.5);
+      // room for every arrival in flight: a loaded machine's stalled timer sends a burst, not sheds it
+      const quick = await pacedRound(buyers, store, (i) => `p-${i}`, 100, 0.5, 50);
       expect(quick.shed).toBe(0);
       expect(quick.answers.map((a) => a.status)).toEqual(Array(50).fill(201));
       expect(quick.elapsedS).toBeGreaterThanOrEqual(0.49); // paced, not back to back
