@@ -61,6 +61,29 @@ describe('the bench figures', () => {
     }
   });
 
+  test('a paced round whose submit gets no answer stops sending and rejects with the failure, once the others settled', async () => {
+    // a real HTTP server that answers two submits and then cuts every connection it is sent on
+    let seen = 0;
+    const server: Server = createServer((req, res) => {
+      seen += 1;
+      if (seen <= 2) req.resume().on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end('{"orderId":"o-1"}'));
+      else req.socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new LeanClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const buyers: Buyer[] = [{ session: { cookie: 's=0' } as Session, addressId: 'a-0', client }];
+      const store = { shippingMethodId: 'm-1' } as OpenedStore;
+      await expect(pacedRound(buyers, store, () => 'p-0', 50, 2, 50)).rejects.toThrow(/closed|reset|socket/i);
+      // 100 arrivals were due over the 2 s: the round ended at the first failure, not after them all
+      expect(seen).toBeGreaterThanOrEqual(3);
+      expect(seen).toBeLessThan(20);
+    } finally {
+      client.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   test("a /proc stat line: the command (spaces and parentheses too) and its CPU, with its reaped children's on demand", () => {
     // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime ...
     const stat = '4242 (postgres: a (b) c) S 1 4242 4242 0 -1 4194560 10 0 0 0 150 50 700 100 20 0 1 0 5 0 0';

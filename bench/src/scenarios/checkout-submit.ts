@@ -201,6 +201,8 @@ export async function timedRound(
  * buyers in turn, whatever the answers' pace (an open load: the same orders per second whatever
  * each costs). An arrival that finds `maxInFlight` submits unanswered is not sent but counted as
  * `shed`: the rate was more than the stack could serve. `elapsedS` runs until the last answer.
+ * A submit that fails (no answer: the connection refused or cut) ends the round: nothing more is
+ * sent, and once the submits in flight have settled the round rejects with that failure.
  */
 export async function pacedRound(
   buyers: readonly Buyer[],
@@ -215,26 +217,31 @@ export async function pacedRound(
   const arrivals = Math.round(perSecond * seconds);
   let arrived = 0;
   let shed = 0;
+  // held here, not left to reject a promise nobody awaits yet (that ends the process)
+  let failure: { error: unknown } | undefined;
   const started = performance.now();
-  while (arrived < arrivals) {
+  while (arrived < arrivals && !failure) {
     const due = Math.min(arrivals, Math.floor(((performance.now() - started) / 1000) * perSecond) + 1);
-    for (; arrived < due; arrived += 1) {
+    for (; arrived < due && !failure; arrived += 1) {
       if (waiting.size >= maxInFlight) {
         shed += 1;
         continue;
       }
       const index = arrived % buyers.length;
       const productId = productFor(index);
-      const submit: Promise<void> = timedSubmit(buyers[index], store, productId).then((answer) => {
-        answers.push({ ...answer, productId });
-        waiting.delete(submit);
-      });
+      const submit: Promise<void> = timedSubmit(buyers[index], store, productId)
+        .then(
+          (answer) => void answers.push({ ...answer, productId }),
+          (error: unknown) => void (failure ??= { error }),
+        )
+        .finally(() => waiting.delete(submit));
       waiting.add(submit);
     }
     const nextAt = started + (arrived / perSecond) * 1000;
     await new Promise((r) => setTimeout(r, Math.max(0, nextAt - performance.now())));
   }
   await Promise.all(waiting);
+  if (failure) throw failure.error;
   return { answers, elapsedS: (performance.now() - started) / 1000, shed };
 }
 
