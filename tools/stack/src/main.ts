@@ -108,7 +108,7 @@ async function main(): Promise<number> {
 
   const running: { stack?: Stack } = {};
   const stopOptions = { dropData: settings.dropDataOnStop };
-  // one Ctrl-C may arrive twice (the terminal's and npm's copy): a repeat within a second is ignored
+  // one Ctrl-C may arrive twice (the terminal's and npm's copy): onStopSignals ignores the repeat
   let shutdown: Promise<void> | undefined;
   let stopped: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => (stopped = resolve));
