@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { startOtlpReceiver, type ReceivedSpan } from '@pasar/testkit';
 import { ConfigError } from './config';
 import { currentTraceHeaders } from '@pasar/bus/src/trace';
-import { activeTraceId, isTracingConfigured, resourceDetectorsFrom, startTracing, traceExportersFrom, traceLogFields, tracedRequests } from './trace';
+import { activeTraceId, instrumentationsFrom, isTracingConfigured, resourceDetectorsFrom, startTracing, traceExportersFrom, traceLogFields, tracedRequests } from './trace';
 
 const run = promisify(execFile);
 
@@ -111,6 +111,28 @@ describe('the exporters and resource detectors the variables ask for', () => {
   });
 });
 
+describe('the instrumentations the variables leave', () => {
+  it.each([
+    [{}, ['express', 'pg']],
+    [{ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http, pg' }, ['pg']],
+    [{ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' }, ['express']],
+    [{ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,express,pg', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'express' }, ['pg']],
+    [{ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'express,pg' }, []],
+  ])('%p → %p', (env, names) => {
+    expect(instrumentationsFrom(env as NodeJS.ProcessEnv)).toEqual(names);
+  });
+
+  it.each([
+    [{ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg,fs' }, 'OTEL_NODE_DISABLED_INSTRUMENTATIONS: unknown instrumentation fs'],
+    [{ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,mysql' }, 'OTEL_NODE_ENABLED_INSTRUMENTATIONS: unknown instrumentation mysql'],
+    [{ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'http' }, 'OTEL_NODE_DISABLED_INSTRUMENTATIONS: http cannot be turned off'],
+    [{ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'pg' }, 'OTEL_NODE_ENABLED_INSTRUMENTATIONS must name http'],
+  ])('%p is refused, naming the variable', (env, message) => {
+    expect(() => instrumentationsFrom(env as NodeJS.ProcessEnv)).toThrow(message);
+    expect(() => instrumentationsFrom(env as NodeJS.ProcessEnv)).toThrow(ConfigError);
+  });
+});
+
 describe('HTTP server and client spans', () => {
   const FOREIGN_TRACE = '0af7651916cd43dd8448eb211c80319c';
   const UNSAMPLED_TRACE = '0af7651916cd43dd8448eb211c80319d';
@@ -209,6 +231,18 @@ describe('HTTP server and client spans', () => {
     expect(probe.status).toBe(200);
     expect(probe.traceresponse).toBeNull();
     expect(spans.filter((s) => s.attributes['url.path'] === '/healthz')).toEqual([]);
+  }, 60_000);
+
+  it('OTEL_NODE_DISABLED_INSTRUMENTATIONS=express: no route span, the HTTP spans and the trace as before', async () => {
+    const { answers, spans } = await serve([{ path: THING }], { OTEL_TRACES_SAMPLER: 'always_on', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'express' });
+    const answered = parts(answers[0].traceresponse);
+    expect(answers[0].body.spanInContext).toBe(true);
+    const inTrace = spans.filter((s) => s.traceId === answered.traceId);
+    expect(inTrace.filter((s) => s.attributes['express.type'] !== undefined)).toEqual([]);
+    const server = inTrace.find((s) => s.spanId === answered.spanId);
+    expect(server).toMatchObject({ name: 'POST /api/v1/things/:id', kind: 2 });
+    // the client span now hangs straight from the server span
+    expect(inTrace.find((s) => s.kind === 3)).toMatchObject({ parentSpanId: answered.spanId });
   }, 60_000);
 
   it("an unsampled request or message records nothing, yet names its trace and passes the decision on; the gateway's setting ignores inbound context", async () => {

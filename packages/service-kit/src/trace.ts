@@ -98,25 +98,55 @@ export function resourceDetectorsFrom(env: NodeJS.ProcessEnv): ResourceDetectorN
   return names as ResourceDetectorName[];
 }
 
+/** The instrumentations this process registers, by the names OTEL_NODE_*_INSTRUMENTATIONS use. */
+const INSTRUMENTATIONS = ['express', 'pg'] as const;
+type InstrumentationName = (typeof INSTRUMENTATIONS)[number];
+
+/**
+ * The instrumentations to register, as @opentelemetry/auto-instrumentations-node reads its
+ * variables: OTEL_NODE_ENABLED_INSTRUMENTATIONS (names without the `@opentelemetry/instrumentation-`
+ * prefix; default all) first, then OTEL_NODE_DISABLED_INSTRUMENTATIONS takes names away. `http`
+ * is always on: the HTTP spans are this module's and carry the trace from service to service, so
+ * a list that turns it off is refused, as is an unknown name, naming the variable.
+ */
+export function instrumentationsFrom(env: NodeJS.ProcessEnv): InstrumentationName[] {
+  const known = ['http', ...INSTRUMENTATIONS] as const;
+  const read = (variable: 'OTEL_NODE_ENABLED_INSTRUMENTATIONS' | 'OTEL_NODE_DISABLED_INSTRUMENTATIONS') => {
+    const names = listOf(env[variable]);
+    for (const name of names) {
+      if (!(known as readonly string[]).includes(name)) throw new ConfigError(`${variable}: unknown instrumentation ${name} (this service has ${known.join(', ')})`);
+    }
+    return names;
+  };
+  const enabled = read('OTEL_NODE_ENABLED_INSTRUMENTATIONS');
+  const disabled = read('OTEL_NODE_DISABLED_INSTRUMENTATIONS');
+  if (disabled.includes('http')) throw new ConfigError('OTEL_NODE_DISABLED_INSTRUMENTATIONS: http cannot be turned off (its spans carry the trace from service to service)');
+  if (enabled.length > 0 && !enabled.includes('http')) throw new ConfigError('OTEL_NODE_ENABLED_INSTRUMENTATIONS must name http (its spans carry the trace from service to service)');
+  return INSTRUMENTATIONS.filter((name) => (enabled.length === 0 || enabled.includes(name)) && !disabled.includes(name));
+}
+
 /**
  * Starts tracing when configured (see the module comment); undefined when not. Call it first in
  * main.ts, then import the service.
  *
  * Traces only, from the trace SDK's own packages (the tracer provider with its context manager,
- * the batch span processor, the OTLP exporter of the chosen protocol, the resource detectors), not
- * @opentelemetry/sdk-node. That one loads every signal's SDK and every exporter whatever the
- * variables ask (2,107 modules and 18.9 MB of heap, against 314 and 3.6 MB): loaded alone and
- * never started, it cost 4 % of the services' CPU per order (npm run bench -- --only tracing;
- * docs/performance.md), most likely in garbage collection of the larger heap. The variables keep
- * their documented meaning: the sampler, span limits and OTEL_BSP_* through the provider and
- * processor, the endpoint, headers, timeout and compression through the exporter, the service
- * name and OTEL_RESOURCE_ATTRIBUTES through the env detector, OTEL_LOG_LEVEL. Metrics and logs are
- * not exported: the services' metrics are Prometheus's (/metrics), their logs go to stdout.
+ * the batch span processor, the OTLP exporter of the chosen protocol, the resource detectors, the
+ * instrumentations that OTEL_NODE_ENABLED_INSTRUMENTATIONS and OTEL_NODE_DISABLED_INSTRUMENTATIONS
+ * leave), not @opentelemetry/sdk-node. That one loads every signal's SDK and every exporter
+ * whatever the variables ask (2,107 modules and 18.9 MB of heap, against 314 and 3.6 MB): loaded
+ * alone and never started, it cost 4 % of the services' CPU per order (npm run bench -- --only
+ * tracing; docs/performance.md), most likely in garbage collection of the larger heap. The
+ * variables keep their documented meaning: the sampler, span limits and OTEL_BSP_* through the
+ * provider and processor, the endpoint, headers, timeout and compression through the exporter,
+ * the service name and OTEL_RESOURCE_ATTRIBUTES through the env detector, OTEL_LOG_LEVEL. Metrics
+ * and logs are not exported: the services' metrics are Prometheus's (/metrics), their logs go to
+ * stdout.
  */
 export async function startTracing(service: string, options: TracingOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TracingHandle | undefined> {
   if (!isTracingConfigured(env)) return undefined;
   const exporterKinds = traceExportersFrom(env);
   const detectorNames = resourceDetectorsFrom(env);
+  const instrumentationNames = instrumentationsFrom(env);
   const [sdk, resources, { diagLogLevelFromString, W3CTraceContextPropagator }, { registerInstrumentations }, { ExpressInstrumentation, ExpressLayerType }, { PgInstrumentation }] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/resources'),
@@ -156,12 +186,12 @@ export async function startTracing(service: string, options: TracingOptions = {}
       // a span per route (its request handler layer), none per middleware or router layer (body
       // parsing, helmet, cors, the identity check, the /api/v1 router, ...): those ran on every
       // request for little news, and each span of a sampled trace is recorded, encoded and posted
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
+      ...(instrumentationNames.includes('express') ? [new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] })] : []),
       // statements only (with their $n placeholders): never the values bound to them. Only inside a
       // request's or a message's span: the background queries (outbox relay polls, inbox and worker
       // sweeps) would otherwise each start a trace of their own, sampled and exported like a
       // request's. No span for taking a connection from the pool (one per statement of Prisma's)
-      new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true, ignoreConnectSpans: true }),
+      ...(instrumentationNames.includes('pg') ? [new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true, ignoreConnectSpans: true })] : []),
     ],
   });
   httpTracing = { trustInbound: options.trustInbound !== false };
