@@ -40,14 +40,15 @@ export function requestLineLogger(log: Logger): RequestLine {
     const url = req.url ?? ''; // as received: routers and the proxy rewrite req.url later
     // written in the request's trace context (the line names its trace): 'close' comes from the connection
     const traced = context.active();
-    res.once('close', () => context.with(traced, writeRequestLine, undefined, lines, req, res, requestId(), started, url));
+    res.once('close', () => {
+      const level = requestLogLevel(res.statusCode, res.writableFinished);
+      if (lines.isLevelEnabled(level)) context.with(traced, writeRequestLine, undefined, lines, level, req, res, requestId(), started, url);
+    });
   };
 }
 
-function writeRequestLine(lines: Logger, req: IncomingMessage, res: ServerResponse, requestId: string, started: number, url: string): void {
+function writeRequestLine(lines: Logger, level: Level, req: IncomingMessage, res: ServerResponse, requestId: string, started: number, url: string): void {
   const finished = res.writableFinished;
-  const level = requestLogLevel(res.statusCode, finished);
-  if (!lines.isLevelEnabled(level)) return;
   const fields = {
     reqId: requestId,
     req: { method: req.method, url: redactUrl(url), remoteAddress: req.socket.remoteAddress },
