@@ -83,6 +83,10 @@ describe('traces across HTTP and NATS', () => {
         for (const root of checkoutRoots) expect(gatewaySpanIds.has(root.parentSpanId as string)).toBe(true);
         // and vendor's consumer span has a checkout span as its parent
         expect(submitSpans.some((s) => s.service === 'checkout' && s.spanId === consumer.parentSpanId)).toBe(true);
+        // the answer's traceresponse names the gateway's server span, not checkout's (whose headers the proxy copies)
+        const answeredBy = /^00-[0-9a-f]{32}-([0-9a-f]{16})-0[01]$/.exec(placed.headers.get('traceresponse') ?? '')?.[1];
+        const answering = await traceWith(submitTrace as string, { gateway: (s) => s.spanId === answeredBy });
+        expect(answering.find((s) => s.spanId === answeredBy)).toMatchObject({ service: 'gateway', kind: 2 });
 
         const paid = await shopper.client.post(`${API}/checkout/payment/initiate/${placed.body.orderId}`);
         expect(paid.status).toBe(200);

@@ -150,6 +150,9 @@ export function createUpstreamProxy(config: ProxyConfig, log: Logger): UpstreamP
           // the upstream's headers are copied over the gateway's next: its Vary must keep the gateway's
           const ours = res.getHeader('vary');
           if (ours !== undefined && proxyRes.headers.vary !== undefined) proxyRes.headers.vary = joinedVary(String(ours), proxyRes.headers.vary);
+          // and the gateway's server span answers for the request: the upstream's traceresponse
+          // (its own span, deeper in the same trace) must not replace the gateway's
+          if (res.hasHeader('traceresponse')) delete proxyRes.headers.traceresponse;
         },
         error: (err, req, res) => {
           const code = (err as NodeJS.ErrnoException).code;
