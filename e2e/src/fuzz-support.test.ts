@@ -1,5 +1,6 @@
 /** The fuzz test's own pieces (no stack needed): the seeded generator, the sampler, the field edits. */
-import { IdPool, REMOVE, SchemaSampler, fieldsOf, operationsOf, seededRandom, withField, type OpenApiDocument } from './support/fuzz';
+import { seededRandom } from '@pasar/testkit';
+import { IdPool, REMOVE, SchemaSampler, fieldsOf, operationsOf, withField, type OpenApiDocument } from './support/fuzz';
 
 const document: OpenApiDocument = {
   paths: {

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { addAddress, liveProductBody, openStore } from '@pasar/stack';
-import type { TestBus } from '@pasar/testkit';
+import { seededRandom, type TestBus } from '@pasar/testkit';
 import { asSession } from './support/commerce';
 import { connectStackBus } from './support/bus';
 import {
@@ -21,7 +21,6 @@ import {
   fieldMutations,
   fieldsOf,
   operationsOf,
-  seededRandom,
   withField,
   type OpenApiDocument,
   type Operation,

@@ -1,20 +1,9 @@
 /**
- * The pieces of the OpenAPI-driven fuzz test (e2e/src/fuzz.test.ts): a seeded generator, a
- * sampler that builds a plausible value from a JSON Schema of the served document, and the bad
- * variants of bodies, path parameters and queries sent to every operation.
+ * The pieces of the OpenAPI-driven fuzz test (e2e/src/fuzz.test.ts; its seeded generator is
+ * testkit's `seededRandom`): a sampler that builds a plausible value from a JSON Schema of the
+ * served document, and the bad variants of bodies, path parameters and queries sent to every
+ * operation.
  */
-
-/** A small seeded generator (mulberry32): the same seed gives the same requests. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export type JsonSchema = {
   $ref?: string;

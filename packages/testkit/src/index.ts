@@ -14,3 +14,4 @@ export * from './outbox';
 export * from './otlp-receiver';
 export * from './sse';
 export * from './events';
+export * from './random';
