@@ -15,7 +15,7 @@ import { parseBenchArgs } from './main';
 import { TICKS_PER_SECOND, readInfrastructure, readProcess, statFigures } from './processes';
 import { latencySummary, pacedRound, type Buyer } from './scenarios/checkout-submit';
 import { submitWithStreams } from './scenarios/live-streams';
-import { NOOP_CALL_KINDS, exportedShare, noopCallsPerOrder, probeVariables, roundEnvironment, timeNoopCalls, tracingCost } from './scenarios/tracing';
+import { NOOP_CALL_KINDS, exportedShare, noopCallsPerOrder, pooledInterval, probeVariables, roundEnvironment, timeNoopCalls, tracingCost } from './scenarios/tracing';
 
 describe('the bench figures', () => {
   test('latencySummary over more samples than the call stack holds: percentiles, max and mean', () => {
@@ -275,6 +275,8 @@ describe('the tracing scenario', () => {
       pairRatios: [1.15, 1.0455],
       pairMedian: 1.0978,
       pairSpread: { min: 1.0455, max: 1.15 },
+      // two pairs drawn twice: a quarter of the draws are the first pair alone (1.15), a quarter the second (1.0455)
+      pooledInterval: { low: 1.0455, high: 1.15 },
       // 3 µs / 1075 µs
       offNoop: { usPerOrder: 3, share: 0.00279, offOverUntraced: 1.0028 },
       meetsTargets: { off: true, on: true },
@@ -288,6 +290,29 @@ describe('the tracing scenario', () => {
     // a round's two sides in either order (the stack that traces comes first in one half): the same pairs
     const onFirst = [rounds[1], rounds[0], rounds[3], rounds[2]];
     expect(tracingCost(onFirst, noop)).toEqual(tracingCost(rounds, noop));
+  });
+
+  test("the pooled ratio's 95 % interval comes from the pairs resampled: narrower than their range, wider as they spread", () => {
+    const pairsOf = (ratios: number[]) => ratios.map((r) => ({ off: { created: 1000, cpuMs: 4000 }, on: { created: 1000, cpuMs: 4000 * r } }));
+    // alike pairs: no room to move
+    expect(pooledInterval(pairsOf(Array.from({ length: 24 }, () => 1.12)))).toEqual({ low: 1.12, high: 1.12 });
+    // 24 pairs spread as the bench's are (1.05-1.26 around 1.13)
+    const spread = Array.from({ length: 24 }, (_, i) => 1.05 + ((i * 7) % 24) * (0.21 / 23));
+    const mean = spread.reduce((a, b) => a + b, 0) / spread.length;
+    const interval = pooledInterval(pairsOf(spread));
+    expect(interval.low).toBeLessThan(mean);
+    expect(interval.high).toBeGreaterThan(mean);
+    expect(interval.low).toBeGreaterThan(1.05);
+    expect(interval.high).toBeLessThan(1.26);
+    // about 1.96 standard errors either side: the spread's standard deviation over the root of 24
+    const sd = Math.sqrt(spread.reduce((a, r) => a + (r - mean) ** 2, 0) / (spread.length - 1));
+    expect(interval.high - interval.low).toBeGreaterThan(2 * 1.6 * (sd / Math.sqrt(24)));
+    expect(interval.high - interval.low).toBeLessThan(2 * 2.4 * (sd / Math.sqrt(24)));
+    // twice the spread, about twice the width; the same pairs, the same interval
+    const wider = pooledInterval(pairsOf(spread.map((r) => 1.155 + 2 * (r - 1.155))));
+    expect((wider.high - wider.low) / (interval.high - interval.low)).toBeCloseTo(2, 0);
+    expect(pooledInterval(pairsOf(spread))).toEqual(interval);
+    expect(() => pooledInterval([])).toThrow('no pair of rounds to draw from');
   });
 
   test("the API calls per order are every service process's counts over the round's orders", () => {

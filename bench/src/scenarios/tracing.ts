@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { ROOT_CONTEXT, SpanKind, context, propagation, trace } from '@opentelemetry/api';
 import { currentTraceHeaders, startHandling } from '@pasar/bus/src/trace';
 import type { OpenedStore, Stack, StackService } from '@pasar/stack';
-import { startOtlpReceiver, type OtlpReceiver } from '@pasar/testkit';
+import { seededRandom, startOtlpReceiver, type OtlpReceiver } from '@pasar/testkit';
 import { LeanClient } from '../client';
 import { cpuBetween, infrastructureBetween, profiledRound, readInfrastructure, readStack } from '../processes';
-import { median, round } from '../stats';
+import { median, percentile, round } from '../stats';
 import type { BenchContext, Scenario, ScenarioResult, TracingProbe } from '../types';
 import {
   analyzeStack,
@@ -167,6 +167,8 @@ export interface TracingCost {
   /** The median of the pair ratios, and their lowest and highest. */
   pairMedian: number;
   pairSpread: { min: number; max: number };
+  /** Where the pooled ratio lies with 95 % confidence, from the pairs' spread (`pooledInterval`). */
+  pooledInterval: { low: number; high: number };
   /** The no-op calls' CPU per order (µs), its share of the off side's CPU per order, and off over "without them" (the target's figure); null without a count. */
   offNoop: { usPerOrder: number; share: number; offOverUntraced: number } | null;
   meetsTargets: { off: boolean | null; on: boolean };
@@ -189,7 +191,8 @@ export function tracingCost(rounds: readonly TracingRound[], noop?: NoopCalls): 
   const on = side('on');
   const offs = rounds.filter((r) => r.tracing === 'off');
   const ons = rounds.filter((r) => r.tracing === 'on');
-  const pairRatios = ons.slice(0, offs.length).map((r, i) => round(r.cpuMs / r.created / (offs[i].cpuMs / offs[i].created), 4));
+  const pairs = ons.slice(0, offs.length).map((on, i) => ({ off: offs[i], on }));
+  const pairRatios = pairs.map(({ off, on }) => round(on.cpuMs / on.created / (off.cpuMs / off.created), 4));
   const onOverOff = round(on.perOrder / off.perOrder, 4);
   let offNoop: TracingCost['offNoop'] = null;
   if (noop) {
@@ -205,9 +208,34 @@ export function tracingCost(rounds: readonly TracingRound[], noop?: NoopCalls): 
     pairRatios,
     pairMedian: round(median(pairRatios), 4),
     pairSpread: { min: Math.min(...pairRatios), max: Math.max(...pairRatios) },
+    pooledInterval: pooledInterval(pairs),
     offNoop,
     meetsTargets: { off: offNoop === null ? null : offNoop.offOverUntraced <= TRACING_TARGETS.offOverToday, on: onOverOff <= TRACING_TARGETS.onOverOff },
   };
+}
+
+/**
+ * The 95 % interval of the pooled on/off ratio: the 2.5th and 97.5th percentiles of the pooled
+ * ratio over `resamples` draws of as many pairs as were measured, with replacement (a bootstrap
+ * over the pairs, each pair being the two sides over the same seconds). The draws come from a
+ * fixed seed, so the same rounds always give the same interval.
+ */
+export function pooledInterval(pairs: readonly { off: Omit<TracingRound, 'tracing'>; on: Omit<TracingRound, 'tracing'> }[], resamples = 2000): { low: number; high: number } {
+  if (pairs.length === 0) throw new Error('no pair of rounds to draw from');
+  const random = seededRandom(0x5eed);
+  const ratios: number[] = [];
+  for (let draw = 0; draw < resamples; draw++) {
+    const sum = { offCpu: 0, offOrders: 0, onCpu: 0, onOrders: 0 };
+    for (let i = 0; i < pairs.length; i++) {
+      const { off, on } = pairs[Math.floor(random() * pairs.length)];
+      sum.offCpu += off.cpuMs;
+      sum.offOrders += off.created;
+      sum.onCpu += on.cpuMs;
+      sum.onOrders += on.created;
+    }
+    ratios.push(sum.onCpu / sum.onOrders / (sum.offCpu / sum.offOrders));
+  }
+  return { low: round(percentile(ratios, 2.5), 4), high: round(percentile(ratios, 97.5), 4) };
 }
 
 /** Sums the counts the preload wrote (one file per service process) into calls per order. */
@@ -454,7 +482,8 @@ export const tracing: Scenario = {
         Object.keys(infrastructureByRound[0] ?? {}).map((name) => [name, round(infrastructureByRound.reduce((sum, r) => sum + r[name], 0) / infrastructureOrders, 3)]),
       );
       log(
-        `CPU ms/order off ${cost.off.cpuMsPerOrder}, on ${cost.on.cpuMsPerOrder}: on/off ${cost.onOverOff} pooled, median of pairs ${cost.pairMedian} ` +
+        `CPU ms/order off ${cost.off.cpuMsPerOrder}, on ${cost.on.cpuMsPerOrder}: on/off ${cost.onOverOff} pooled ` +
+          `(95 % interval ${cost.pooledInterval.low}-${cost.pooledInterval.high}), median of pairs ${cost.pairMedian} ` +
           `(pairs ${cost.pairRatios.join(', ')}; target <= ${TRACING_TARGETS.onOverOff}); ${spansReceived} spans, ${spansPerTracedOrder ?? 'none'} per traced order; ` +
           `off: API no-op calls per order ${JSON.stringify(noop.perOrder)} at ns/call ${JSON.stringify(noop.nsPerCall)} = ${offNoop.usPerOrder} µs/order, ` +
           `off/untraced ${offNoop.offOverUntraced} (target <= ${TRACING_TARGETS.offOverToday})`,
@@ -468,6 +497,7 @@ export const tracing: Scenario = {
             values: { 'req/s': r.figures.ordersPerSecond, 'p50 ms': r.figures.p50Ms, 'p99 ms': r.figures.p99Ms, 'cpu ms/order': r.figures.cpuMsPerOrder, spans: r.spans },
           })),
           { scenario, case: `on / off (cpu per order, pooled)${isProbe(probe) ? `, a probe: ${describeProbe(probe)}` : ''}`, values: { ratio: cost.onOverOff, target: `<= ${TRACING_TARGETS.onOverOff}` } },
+          { scenario, case: 'on / off pooled, 95 % interval (the pairs resampled)', values: { ratio: `${cost.pooledInterval.low}-${cost.pooledInterval.high}` } },
           { scenario, case: `on / off, median of ${cost.pairRatios.length} pairs (min-max)`, values: { ratio: `${cost.pairMedian} (${cost.pairSpread.min}-${cost.pairSpread.max})` } },
           { scenario, case: 'off / untraced (API no-op calls)', values: { ratio: offNoop.offOverUntraced, target: `<= ${TRACING_TARGETS.offOverToday}` } },
         ],
