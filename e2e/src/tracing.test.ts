@@ -7,7 +7,7 @@
  * attribute holds the session cookie or the password.
  */
 import { randomUUID } from 'node:crypto';
-import { startOtlpReceiver, waitFor, type OtlpReceiver, type ReceivedSpan, type TestBus } from '@pasar/testkit';
+import { startOtlpReceiver, traceparentParts, waitFor, type OtlpReceiver, type ReceivedSpan, type TestBus } from '@pasar/testkit';
 import { connectStackBus } from './support/bus';
 import { newShopper, openStore, submit, type E2eStore } from './support/commerce';
 import type { Problem } from './support/http';
@@ -37,7 +37,7 @@ function env() {
   return { e2e, store, receiver };
 }
 
-const traceIdOf = (traceresponse: string | null) => /^00-([0-9a-f]{32})-[0-9a-f]{16}-0[01]$/.exec(traceresponse ?? '')?.[1];
+const traceIdOf = (traceresponse: string | null) => traceparentParts(traceresponse).traceId;
 
 /** Waits until the trace has a span of each service that satisfies `wanted` (by service). */
 async function traceWith(traceId: string, wanted: Record<string, (span: ReceivedSpan) => boolean>): Promise<ReceivedSpan[]> {
@@ -84,7 +84,7 @@ describe('traces across HTTP and NATS', () => {
         // and vendor's consumer span has a checkout span as its parent
         expect(submitSpans.some((s) => s.service === 'checkout' && s.spanId === consumer.parentSpanId)).toBe(true);
         // the answer's traceresponse names the gateway's server span, not checkout's (whose headers the proxy copies)
-        const answeredBy = /^00-[0-9a-f]{32}-([0-9a-f]{16})-0[01]$/.exec(placed.headers.get('traceresponse') ?? '')?.[1];
+        const answeredBy = traceparentParts(placed.headers.get('traceresponse')).spanId;
         const answering = await traceWith(submitTrace as string, { gateway: (s) => s.spanId === answeredBy });
         expect(answering.find((s) => s.spanId === answeredBy)).toMatchObject({ service: 'gateway', kind: 2 });
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import type { RequestListener } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startOtlpReceiver, type ReceivedSpan } from '@pasar/testkit';
+import { startOtlpReceiver, traceparentParts, type ReceivedSpan } from '@pasar/testkit';
 import { ConfigError } from './config';
 import { currentTraceHeaders } from '@pasar/bus/src/trace';
 import { activeTraceId, instrumentationsFrom, isTracingConfigured, resourceDetectorsFrom, startTracing, traceExportersFrom, traceLogFields, tracedRequests } from './trace';
@@ -170,12 +170,6 @@ describe('HTTP server and client spans', () => {
     }
   }
 
-  const parts = (traceparent: string | null | undefined) => {
-    const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-(0[01])$/.exec(traceparent ?? '');
-    if (!match) throw new Error(`not a traceparent: ${traceparent}`);
-    return { traceId: match[1], spanId: match[2], sampled: match[3] === '01' };
-  };
-
   it('a sampled request: a server span named after its route, its handler in its trace after the body was read, a client span, log lines naming it', async () => {
     const { answers, lines, spans } = await serve(
       [
@@ -191,7 +185,7 @@ describe('HTTP server and client spans', () => {
     expect(plain).toMatchObject({ status: 200, body: { id: '42', body: { note: 'hello' }, spanInContext: true } });
 
     // the server span is the one traceresponse names, with the route, the status and no query string
-    const answered = parts(plain.traceresponse);
+    const answered = traceparentParts(plain.traceresponse);
     expect(answered.sampled).toBe(true);
     const server = spans.find((s) => s.spanId === answered.spanId) as ReceivedSpan;
     expect(server).toMatchObject({ traceId: answered.traceId, name: 'POST /api/v1/things/:id', kind: 2, parentSpanId: undefined });
@@ -209,21 +203,21 @@ describe('HTTP server and client spans', () => {
     // the client span is the handler's child, and the headers it gives carry it
     const client = inTrace.find((s) => s.kind === 3) as ReceivedSpan;
     expect(client).toMatchObject({ name: 'GET', parentSpanId: handler.spanId, attributes: { 'url.full': 'http://upstream.test/things', 'http.response.status_code': 200 } });
-    expect(parts(plain.body.sent?.traceparent)).toEqual({ traceId: answered.traceId, spanId: client.spanId, sampled: true });
+    expect(traceparentParts(plain.body.sent?.traceparent)).toEqual({ traceId: answered.traceId, spanId: client.spanId, sampled: true });
 
     // log lines: the handler's, and the request line written when the response closed
     expect(lines.find((l) => l.msg === 'handling a thing' && l.trace_id === answered.traceId)).toBeDefined();
     expect(lines.find((l) => l.msg === 'request completed' && l.trace_id === answered.traceId && l.span_id === answered.spanId)).toBeDefined();
 
     // an inbound traceparent is followed (a service behind the gateway); a malformed one is ignored
-    const followed = parts(continued.traceresponse);
+    const followed = traceparentParts(continued.traceresponse);
     expect(followed.traceId).toBe(FOREIGN_TRACE);
     expect(spans.find((s) => s.spanId === followed.spanId)?.parentSpanId).toBe('b7ad6b7169203331');
     expect(malformed.status).toBe(200);
-    expect(parts(malformed.traceresponse).traceId).not.toBe(FOREIGN_TRACE);
+    expect(traceparentParts(malformed.traceresponse).traceId).not.toBe(FOREIGN_TRACE);
 
     // always_on decides for itself: a parent that was not sampled is continued, and sampled
-    const decided = parts(overruled.traceresponse);
+    const decided = traceparentParts(overruled.traceresponse);
     expect(decided).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: true });
     expect(spans.find((s) => s.spanId === decided.spanId)?.parentSpanId).toBe('b7ad6b7169203331');
 
@@ -235,7 +229,7 @@ describe('HTTP server and client spans', () => {
 
   it('OTEL_NODE_DISABLED_INSTRUMENTATIONS=express: no route span, the HTTP spans and the trace as before', async () => {
     const { answers, spans } = await serve([{ path: THING }], { OTEL_TRACES_SAMPLER: 'always_on', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'express' });
-    const answered = parts(answers[0].traceresponse);
+    const answered = traceparentParts(answers[0].traceresponse);
     expect(answers[0].body.spanInContext).toBe(true);
     const inTrace = spans.filter((s) => s.traceId === answered.traceId);
     expect(inTrace.filter((s) => s.attributes['express.type'] !== undefined)).toEqual([]);
@@ -252,13 +246,13 @@ describe('HTTP server and client spans', () => {
     const [answer] = behind.answers;
     expect(answer.status).toBe(200);
     // a span id of its own under the parent's trace
-    const handled = parts(answer.traceresponse);
+    const handled = traceparentParts(answer.traceresponse);
     expect(handled).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
     expect(handled.spanId).not.toBe('b7ad6b7169203331');
     // no span in the handler's context, so pg's and express's instrumentations pass its queries and routes by
     expect(answer.body.spanInContext).toBe(false);
     // no span made for the call: its headers carry the request's unsampled context
-    expect(parts(answer.body.sent?.traceparent)).toEqual({ traceId: UNSAMPLED_TRACE, spanId: handled.spanId, sampled: false });
+    expect(traceparentParts(answer.body.sent?.traceparent)).toEqual({ traceId: UNSAMPLED_TRACE, spanId: handled.spanId, sampled: false });
     expect(answer.body.sent?.tracestate).toBe('vendor=opaque');
     // the log lines still name the trace
     expect(behind.lines.find((l) => l.msg === 'handling a thing')?.trace_id).toBe(UNSAMPLED_TRACE);
@@ -267,16 +261,16 @@ describe('HTTP server and client spans', () => {
     // row's headers) carries the trace and the decision; sampled, its span is exported and is what it sends
     const [unsampledMessage, sampledMessage] = behind.messages;
     expect(unsampledMessage.spanInContext).toBe(false);
-    expect(parts(unsampledMessage.sent.traceparent)).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
-    expect(parts(unsampledMessage.sent.traceparent).spanId).not.toBe('b7ad6b7169203331');
+    expect(traceparentParts(unsampledMessage.sent.traceparent)).toMatchObject({ traceId: UNSAMPLED_TRACE, sampled: false });
+    expect(traceparentParts(unsampledMessage.sent.traceparent).spanId).not.toBe('b7ad6b7169203331');
     expect(sampledMessage.spanInContext).toBe(true);
-    const consumer = parts(sampledMessage.sent.traceparent);
+    const consumer = traceparentParts(sampledMessage.sent.traceparent);
     expect(consumer).toMatchObject({ traceId: FOREIGN_TRACE, sampled: true });
     expect(behind.spans).toEqual([expect.objectContaining({ name: 'thing.made process', spanId: consumer.spanId, parentSpanId: 'b7ad6b7169203331', kind: 5 })]);
 
     // as the gateway (TRACE_TRUST_INBOUND unset): a new trace, sampled by its own decision
     const door = await serve([{ path: THING, traceparent: unsampledParent }], { TRUST_INBOUND: 'false' });
-    const started = parts(door.answers[0].traceresponse);
+    const started = traceparentParts(door.answers[0].traceresponse);
     expect(started.traceId).not.toBe(UNSAMPLED_TRACE);
     expect(started.sampled).toBe(true);
     expect(door.spans.find((s) => s.spanId === started.spanId)?.parentSpanId).toBeUndefined();

@@ -3,6 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { Reader } from 'protobufjs/minimal';
 
+/**
+ * The parts of a W3C `traceparent` (or `traceresponse`, which has its shape): the trace id, the
+ * span id and whether it was sampled. Throws, naming the value, for anything else.
+ */
+export function traceparentParts(value: string | null | undefined): { traceId: string; spanId: string; sampled: boolean } {
+  const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-(0[01])$/.exec(value ?? '');
+  if (!match) throw new Error(`not a traceparent: ${value}`);
+  return { traceId: match[1], spanId: match[2], sampled: match[3] === '01' };
+}
+
 /** One span as an OTLP receiver got it (JSON encoding), with the service.name of its resource. */
 export interface ReceivedSpan {
   service: string;
