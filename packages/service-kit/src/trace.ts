@@ -23,6 +23,7 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { DiagConsoleLogger, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, diag, propagation, trace, type Span } from '@opentelemetry/api';
+import type { Instrumentation } from '@opentelemetry/instrumentation';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 // the module, not @pasar/bus's index: that loads pg, which must load after the instrumentations
 import { currentTraceHeaders, startHandling, traceContextOf, traceHeadersOf, traceparentOf } from '@pasar/bus/src/trace';
@@ -179,21 +180,19 @@ export async function startTracing(service: string, options: TracingOptions = {}
   // for extraction only: the bus's traceHeadersOf makes what this process sends (an unsampled
   // trace's context holds no span for a propagator to inject)
   provider.register({ propagator: new W3CTraceContextPropagator() });
-  const unregister = registerInstrumentations({
-    tracerProvider: provider,
-    // HTTP: tracedRequests and startHttpClientSpan below
-    instrumentations: [
-      // a span per route (its request handler layer), none per middleware or router layer (body
-      // parsing, helmet, cors, the identity check, the /api/v1 router, ...): those ran on every
-      // request for little news, and each span of a sampled trace is recorded, encoded and posted
-      ...(instrumentationNames.includes('express') ? [new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] })] : []),
-      // statements only (with their $n placeholders): never the values bound to them. Only inside a
-      // request's or a message's span: the background queries (outbox relay polls, inbox and worker
-      // sweeps) would otherwise each start a trace of their own, sampled and exported like a
-      // request's. No span for taking a connection from the pool (one per statement of Prisma's)
-      ...(instrumentationNames.includes('pg') ? [new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true, ignoreConnectSpans: true })] : []),
-    ],
-  });
+  const instrumentationOf: Record<InstrumentationName, () => Instrumentation> = {
+    // a span per route (its request handler layer), none per middleware or router layer (body
+    // parsing, helmet, cors, the identity check, the /api/v1 router, ...): those ran on every
+    // request for little news, and each span of a sampled trace is recorded, encoded and posted
+    express: () => new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
+    // statements only (with their $n placeholders): never the values bound to them. Only inside a
+    // request's or a message's span: the background queries (outbox relay polls, inbox and worker
+    // sweeps) would otherwise each start a trace of their own, sampled and exported like a
+    // request's. No span for taking a connection from the pool (one per statement of Prisma's)
+    pg: () => new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true, ignoreConnectSpans: true }),
+  };
+  // HTTP: tracedRequests and startHttpClientSpan below
+  const unregister = registerInstrumentations({ tracerProvider: provider, instrumentations: instrumentationNames.map((name) => instrumentationOf[name]()) });
   httpTracing = { trustInbound: options.trustInbound !== false };
   return {
     shutdown: async () => {
