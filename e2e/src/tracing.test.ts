@@ -66,7 +66,7 @@ describe('traces across HTTP and NATS', () => {
         expect(placed.status).toBe(201);
         const submitTrace = traceIdOf(placed.headers.get('traceresponse'));
         expect(submitTrace).toBeDefined();
-        const submitSpans = await traceWith(submitTrace as string, {
+        const submitSpans = await traceWith(submitTrace, {
           checkout: (s) => s.name.startsWith('pg') || s.name.includes('INSERT') || String(s.attributes['db.system'] ?? '') === 'postgresql',
           vendor: (s) => s.name === 'checkout.order.created process' && typeof s.attributes['messaging.message.id'] === 'string',
         });
@@ -74,7 +74,7 @@ describe('traces across HTTP and NATS', () => {
         const consumer = submitSpans.find((s) => s.service === 'vendor' && s.name === 'checkout.order.created process') as ReceivedSpan;
         expect(consumer.parentSpanId).toBeDefined();
         // one trace from the door: checkout's HTTP server span is a child of a gateway span
-        const fromDoor = await traceWith(submitTrace as string, {
+        const fromDoor = await traceWith(submitTrace, {
           gateway: (g) => receiver.spans.some((c) => c.service === 'checkout' && c.parentSpanId === g.spanId),
         });
         const gatewaySpanIds = new Set(fromDoor.filter((s) => s.service === 'gateway').map((s) => s.spanId));
@@ -85,12 +85,12 @@ describe('traces across HTTP and NATS', () => {
         expect(submitSpans.some((s) => s.service === 'checkout' && s.spanId === consumer.parentSpanId)).toBe(true);
         // the answer's traceresponse names the gateway's server span, not checkout's (whose headers the proxy copies)
         const answeredBy = traceparentParts(placed.headers.get('traceresponse')).spanId;
-        const answering = await traceWith(submitTrace as string, { gateway: (s) => s.spanId === answeredBy });
+        const answering = await traceWith(submitTrace, { gateway: (s) => s.spanId === answeredBy });
         expect(answering.find((s) => s.spanId === answeredBy)).toMatchObject({ service: 'gateway', kind: 2 });
 
         const paid = await shopper.client.post(`${API}/checkout/payment/initiate/${placed.body.orderId}`);
         expect(paid.status).toBe(200);
-        const paymentTrace = traceIdOf(paid.headers.get('traceresponse')) as string;
+        const paymentTrace = traceIdOf(paid.headers.get('traceresponse'));
         expect(paymentTrace).toBeDefined();
         expect(paymentTrace).not.toBe(submitTrace);
         await traceWith(paymentTrace, {
